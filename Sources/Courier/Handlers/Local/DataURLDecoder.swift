@@ -1,0 +1,136 @@
+import Foundation
+
+/// Decodes `data:` URLs (RFC 2397): `data:[<media type>][;base64],<data>`.
+///
+/// Works on the URL's UTF-8 bytes in one pass, so multi-megabyte URLs decode in linear time.
+enum DataURLDecoder {
+    /// A decoded `data:` URL.
+    struct Decoded: Equatable {
+        /// The media type, lowercased (`text/plain` when the URL gives none).
+        var mimeType: String
+        /// The `charset` parameter, if any (`US-ASCII` when the URL gives no media type at all).
+        var textEncodingName: String?
+        /// The bytes.
+        var data: Data
+    }
+
+    /// Why a `data:` URL could not be decoded.
+    enum Failure: Error, Equatable {
+        case notADataURL
+        case missingComma
+        case invalidMediaType(String)
+        case invalidPercentEscape
+        case invalidBase64
+    }
+
+    /// Decodes `string`, the whole URL including the `data:` prefix.
+    static func decode(_ string: String) -> Result<Decoded, Failure> {
+        var text = string
+        return text.withUTF8 { decode(bytes: $0) }
+    }
+
+    private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> Result<Decoded, Failure> {
+        // "data:" compared without case.
+        let prefix: [UInt8] = Array("data:".utf8)
+        guard bytes.count >= prefix.count,
+              zip(bytes.prefix(prefix.count), prefix).allSatisfy({ lowercase($0) == $1 }) else {
+            return .failure(.notADataURL)
+        }
+        let start = prefix.count
+        guard let comma = bytes[start...].firstIndex(of: UInt8(ascii: ",")) else { return .failure(.missingComma) }
+        var header = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<comma]), as: UTF8.self)
+        if let decodedHeader = header.removingPercentEncoding { header = decodedHeader }
+        var end = bytes.count
+        if let fragment = bytes[(comma + 1)...].firstIndex(of: UInt8(ascii: "#")) { end = fragment }
+        let payload = UnsafeBufferPointer(rebasing: bytes[(comma + 1)..<end])
+
+        var parameters = header.split(separator: ";", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        var isBase64 = false
+        if let last = parameters.last, last.lowercased() == "base64", parameters.count > 1 || header.lowercased() == "base64" {
+            isBase64 = true
+            parameters.removeLast()
+        }
+        let typeText = parameters.first ?? ""
+        var mimeType = "text/plain"
+        var charset: String?
+        if !typeText.isEmpty {
+            let parts = typeText.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isTokenCharacter) }) else {
+                return .failure(.invalidMediaType(typeText))
+            }
+            mimeType = typeText.lowercased()
+        }
+        for parameter in parameters.dropFirst() where !parameter.isEmpty {
+            guard let equals = parameter.firstIndex(of: "=") else { continue }
+            let name = parameter[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = parameter[parameter.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if name == "charset", !value.isEmpty { charset = value }
+        }
+        if typeText.isEmpty && charset == nil { charset = "US-ASCII" }
+
+        guard let raw = percentDecode(payload) else { return .failure(.invalidPercentEscape) }
+        let data: Data
+        if isBase64 {
+            guard let decoded = base64Decode(raw) else { return .failure(.invalidBase64) }
+            data = decoded
+        } else {
+            data = raw
+        }
+        return .success(Decoded(mimeType: mimeType, textEncodingName: charset, data: data))
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte
+    }
+
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
+        return !"()<>@,;:\\\"/[]?={}".contains(character)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte - 0x30
+        case 0x41...0x46: return byte - 0x41 + 10
+        case 0x61...0x66: return byte - 0x61 + 10
+        default: return nil
+        }
+    }
+
+    /// Percent-decodes in one pass; `nil` for a `%` not followed by two hex digits.
+    private static func percentDecode(_ bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        guard bytes.contains(UInt8(ascii: "%")) else { return Data(bytes) }
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count,
+                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(byte)
+                index += 1
+            }
+        }
+        return Data(output)
+    }
+
+    /// Decodes base64, ignoring ASCII white space and accepting missing padding.
+    private static func base64Decode(_ input: Data) -> Data? {
+        var cleaned = [UInt8]()
+        cleaned.reserveCapacity(input.count + 3)
+        for byte in input where !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C) {
+            cleaned.append(byte)
+        }
+        let remainder = cleaned.count % 4
+        if remainder == 1 { return nil }
+        if remainder > 0 { cleaned.append(contentsOf: repeatElement(UInt8(ascii: "="), count: 4 - remainder)) }
+        return Data(base64Encoded: Data(cleaned))
+    }
+}

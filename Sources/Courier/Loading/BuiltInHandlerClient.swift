@@ -1,0 +1,43 @@
+import Foundation
+
+/// What Courier's own handlers may ask of their client beyond Apple's ``URLProtocolClient``:
+/// back-pressure, upload progress and resumable downloads. Custom `URLProtocol` subclasses need none
+/// of it; the task's client adopts both protocols.
+protocol BuiltInHandlerClient: AnyObject, Sendable {
+    /// `false` while the task is suspended or its consumer lags too far behind; a handler then stops
+    /// producing until its ``FlowControlledURLProtocol/resumeProducing()`` is called.
+    var canAcceptMoreData: Bool { get }
+
+    /// Reports body bytes sent by the handler (upload progress, `didSendBodyData`).
+    func didSendBodyData(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+
+    /// The handler honoured the request's resume offset (see ``ResumeRequest``): the body it delivers
+    /// continues at `offset`. A handler that cannot resume never calls this, and the task then starts
+    /// the download over from byte zero.
+    func didResume(atOffset offset: Int64, expectedTotalBytes: Int64)
+
+    /// A string that changes when the resource changes (an entity tag, or size and modification
+    /// time), stored in resume data and checked when resuming.
+    func setResumeValidator(_ validator: String)
+}
+
+/// A handler that pauses when its client cannot accept more data and continues when told.
+protocol FlowControlledURLProtocol: URLProtocol {
+    /// Continue producing data after ``BuiltInHandlerClient/canAcceptMoreData`` was `false`.
+    /// Called from any thread; harmless when the handler is not paused.
+    func resumeProducing()
+}
+
+/// The request properties through which a download task asks a handler to resume.
+enum ResumeRequest {
+    /// Property key: the byte offset (`Int64`) to continue from.
+    static let offsetKey = "Courier.ResumeOffset"
+    /// Property key: the validator (`String`) the resource had when the partial download was made.
+    static let validatorKey = "Courier.ResumeValidator"
+
+    /// The offset and validator a request asks a handler to resume from, if any.
+    static func parameters(of request: URLRequest) -> (offset: Int64, validator: String?)? {
+        guard let offset = request.protocolProperty(forKey: offsetKey) as? Int64, offset > 0 else { return nil }
+        return (offset, request.protocolProperty(forKey: validatorKey) as? String)
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Picks the handler class for a request, in Courier's order of precedence:
+/// 1. the session configuration's `protocolClasses`, in order;
+/// 2. classes registered with `URLProtocol.registerClass(_:)`, most recent first;
+/// 3. the built-in handlers, found by scheme in a ``SchemeTable``.
+///
+/// Steps 1 and 2 ask each class's `canInit(with:)`, as Apple does; step 3 is one table lookup.
+struct ProtocolResolver: Sendable {
+    /// The configuration's classes, captured when the session was created.
+    let configured: [ProtocolClassBox]
+    /// The built-in handlers.
+    let builtIns: SchemeTable
+
+    /// The first class that accepts `request`, or nil when none does.
+    func handlerClass(for request: URLRequest) -> URLProtocol.Type? {
+        for box in configured where box.type.canInit(with: request) { return box.type }
+        for type in ProtocolRegistry.shared.registered where type.canInit(with: request) { return type }
+        guard let scheme = request.url?.scheme,
+              let type = builtIns.handler(forScheme: scheme),
+              type.canInit(with: request) else { return nil }
+        return type
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// An ordered, case-insensitive collection of HTTP header fields.
+///
+/// HTTP field names are case-insensitive (RFC 9110 §5.1), so `Content-Type` and `content-type` name
+/// the same field. This storage keeps the spelling under which a name was first seen, remembers the
+/// order in which fields were added, and answers look-ups through an index keyed by the lowercased
+/// name, so a look-up lowercases only the queried name, once, and never the stored keys.
+///
+/// Used by `URLRequest` for request headers and by `HTTPURLResponse` for response headers.
+internal struct HTTPHeaderFields: Sendable {
+
+    /// One header field: the name as first spelled, and its (possibly comma-joined) value.
+    internal struct Field: Sendable, Hashable {
+        /// The field name, with the spelling under which it was first added.
+        internal var name: String
+        /// The field value.
+        internal var value: String
+    }
+
+    /// The fields, in the order in which their names were first added.
+    private var fields: [Field]
+    /// Lowercased field name → position in `fields`.
+    private var index: [String: Int]
+
+    /// Creates an empty collection.
+    internal init() {
+        fields = []
+        index = [:]
+    }
+
+    /// Creates a collection holding the entries of `dictionary`.
+    ///
+    /// A dictionary has no order, so its entries are added sorted by name to make the resulting
+    /// order (and the order headers are written on the wire) deterministic. If the dictionary holds
+    /// two names that differ only in case, the one that sorts last wins.
+    internal init(_ dictionary: [String: String]) {
+        self.init()
+        fields.reserveCapacity(dictionary.count)
+        index.reserveCapacity(dictionary.count)
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            set(value, for: name)
+        }
+    }
+
+    /// Creates a collection from name/value pairs in order; repeated names are joined with `,`
+    /// as by `add(_:for:)`.
+    internal init<S: Sequence>(pairs: S) where S.Element == (String, String) {
+        self.init()
+        for (name, value) in pairs {
+            add(value, for: name)
+        }
+    }
+
+    /// The number of distinct field names.
+    internal var count: Int { fields.count }
+
+    /// Whether the collection holds no field.
+    internal var isEmpty: Bool { fields.isEmpty }
+
+    /// The value stored for `name` (compared case-insensitively), or `nil` if there is none.
+    internal func value(for name: String) -> String? {
+        guard let position = index[Self.key(for: name)] else { return nil }
+        return fields[position].value
+    }
+
+    /// Whether a field named `name` (compared case-insensitively) is present.
+    internal func contains(_ name: String) -> Bool {
+        index[Self.key(for: name)] != nil
+    }
+
+    /// Replaces the value of `name` with `value`; a `nil` value removes the field.
+    ///
+    /// Replacing keeps both the original spelling of the name and the field's position.
+    internal mutating func set(_ value: String?, for name: String) {
+        let key = Self.key(for: name)
+        guard let value else {
+            remove(key: key)
+            return
+        }
+        if let position = index[key] {
+            fields[position].value = value
+        } else {
+            index[key] = fields.count
+            fields.append(Field(name: name, value: value))
+        }
+    }
+
+    /// Appends `value` to the field `name`, joining it to an existing value with `,` (no space,
+    /// as Apple's loading system does), or adds the field if it is absent.
+    internal mutating func add(_ value: String, for name: String) {
+        let key = Self.key(for: name)
+        if let position = index[key] {
+            fields[position].value += "," + value
+        } else {
+            index[key] = fields.count
+            fields.append(Field(name: name, value: value))
+        }
+    }
+
+    /// Removes the field `name` (compared case-insensitively), if present.
+    internal mutating func remove(_ name: String) {
+        remove(key: Self.key(for: name))
+    }
+
+    /// The fields as a dictionary keyed by their first-seen spelling.
+    internal var dictionary: [String: String] {
+        var result = [String: String](minimumCapacity: fields.count)
+        for field in fields {
+            result[field.name] = field.value
+        }
+        return result
+    }
+
+    /// The field names in insertion order, with their first-seen spelling.
+    internal var names: [String] { fields.map(\.name) }
+
+    // MARK: - Private
+
+    private mutating func remove(key: String) {
+        guard let position = index.removeValue(forKey: key) else { return }
+        fields.remove(at: position)
+        // Shift the positions of the fields that followed the removed one.
+        if position < fields.count {
+            for later in position..<fields.count {
+                index[Self.key(for: fields[later].name)] = later
+            }
+        }
+    }
+
+    /// The index key for a field name: its ASCII-lowercased form. Names that are already lowercase
+    /// (the usual case for HTTP/2 and for most look-ups) are returned without copying.
+    @inline(__always)
+    internal static func key(for name: String) -> String {
+        var needsLowering = false
+        for byte in name.utf8 {
+            if byte >= 0x80 {
+                // Not a valid token character; fall back to full Unicode lowercasing.
+                return name.lowercased()
+            }
+            if byte >= 0x41 && byte <= 0x5A {
+                needsLowering = true
+            }
+        }
+        guard needsLowering else { return name }
+        return String(decoding: name.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension HTTPHeaderFields: Sequence {
+    /// Iterates over the fields in insertion order.
+    internal func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+}
+
+extension HTTPHeaderFields: Hashable {
+    /// Two collections are equal when they hold the same names (compared case-insensitively) with
+    /// exactly the same values, whatever their order or spelling.
+    internal static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
+        guard lhs.fields.count == rhs.fields.count else { return false }
+        for (key, position) in lhs.index {
+            guard let other = rhs.index[key], rhs.fields[other].value == lhs.fields[position].value else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Hashes the fields independently of their order and of the case of their names.
+    internal func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for (key, position) in index {
+            var fieldHasher = Hasher()
+            fieldHasher.combine(key)
+            fieldHasher.combine(fields[position].value)
+            combined = combined &+ fieldHasher.finalize()
+        }
+        hasher.combine(fields.count)
+        hasher.combine(combined)
+    }
+}
+
+extension HTTPHeaderFields: ExpressibleByDictionaryLiteral {
+    /// Creates a collection from a literal, keeping the literal's order; repeated names are joined.
+    internal init(dictionaryLiteral elements: (String, String)...) {
+        self.init(pairs: elements)
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import Synchronization
+
+/// A thread-safe cache of responses to `GET` requests, kept in memory and, optionally, on disk.
+///
+/// Entries are keyed by the request's URL (without its fragment); requests with any other method
+/// are neither stored nor looked up. The memory store evicts the least recently used entries
+/// beyond `memoryCapacity` (an entry costs its body size plus a small fixed overhead). When
+/// `diskCapacity` is above zero, responses stored with the `.allowed` policy are also written to
+/// the disk directory, one file per entry, and evicted by size beyond `diskCapacity`.
+///
+/// The cache stores what it is given; deciding whether a response may be cached (status code,
+/// `Cache-Control`, request cache policy) is the job of the loading layers.
+open class URLCache: NSObject, @unchecked Sendable {
+
+    /// The fixed number of bytes added to each memory entry's cost for its bookkeeping.
+    static let memoryEntryOverhead = 256
+
+    /// One entry of the memory store.
+    private struct MemoryEntry {
+        let response: CachedURLResponse
+        let storedAt: Date
+        let cost: Int
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var memoryCapacity: Int
+        var entries: [String: MemoryEntry] = [:]
+        var memoryUsage = 0
+        var clock: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+    private let diskStore: URLCacheDiskStore
+
+    private static let sharedCache = Mutex<URLCache?>(nil)
+
+    /// The cache used by the shared session and by default session configurations.
+    ///
+    /// Unless replaced, it holds 4 MB in memory and 20 MB on disk, in the default directory
+    /// (see `init(memoryCapacity:diskCapacity:diskPath:)`). Setting it is thread-safe.
+    open class var shared: URLCache {
+        get {
+            sharedCache.withLock { cache in
+                if let cache { return cache }
+                let created = URLCache(memoryCapacity: 4 * 1024 * 1024, diskCapacity: 20 * 1024 * 1024, diskPath: nil)
+                cache = created
+                return created
+            }
+        }
+        set {
+            sharedCache.withLock { $0 = newValue }
+        }
+    }
+
+    /// Creates a cache.
+    ///
+    /// The disk directory is created (with permissions 0700) when the first entry is written.
+    ///
+    /// - Parameters:
+    ///   - memoryCapacity: The memory store's size limit in bytes; 0 disables it.
+    ///   - diskCapacity: The disk store's size limit in bytes; 0 disables it.
+    ///   - path: The disk directory: an absolute path, or a path relative to the user's cache
+    ///     directory (`$XDG_CACHE_HOME` or `~/.cache`). With `nil`, a directory named after the
+    ///     program under the user's cache directory is used.
+    public init(memoryCapacity: Int, diskCapacity: Int, diskPath path: String?) {
+        state = Mutex(State(memoryCapacity: max(0, memoryCapacity)))
+        diskStore = URLCacheDiskStore(directory: Self.diskDirectory(for: path), capacity: diskCapacity)
+        super.init()
+    }
+
+    /// Resolves the disk directory for a `diskPath` argument.
+    static func diskDirectory(for path: String?) -> URL {
+        if let path, path.hasPrefix("/") {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
+        }
+        if let path, !path.isEmpty {
+            return base.appendingPathComponent(path, isDirectory: true)
+        }
+        let program = ProcessInfo.processInfo.processName
+        return base
+            .appendingPathComponent(program.isEmpty ? "Courier" : program, isDirectory: true)
+            .appendingPathComponent("Courier.URLCache", isDirectory: true)
+    }
+
+    /// The cache key of a request, or `nil` when the request cannot be cached (not `GET`, or
+    /// no URL).
+    static func key(for request: URLRequest) -> String? {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard method == "GET", let url = request.url else { return nil }
+        let absolute = url.absoluteString
+        if let hash = absolute.firstIndex(of: "#") {
+            return String(absolute[absolute.startIndex..<hash])
+        }
+        return absolute
+    }
+
+    /// The memory cost of a cached response: its body size plus `memoryEntryOverhead`.
+    static func memoryCost(of response: CachedURLResponse) -> Int {
+        response.data.count + memoryEntryOverhead
+    }
+
+    /// The cached response for a request, from memory or else from disk, or `nil`.
+    ///
+    /// A response found on disk is brought back into memory.
+    ///
+    /// - Parameter request: The request; only `GET` requests can hit.
+    open func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
+        guard let key = Self.key(for: request) else { return nil }
+        let fromMemory = state.withLock { state -> CachedURLResponse? in
+            guard var entry = state.entries[key] else { return nil }
+            state.clock &+= 1
+            entry.lastUse = state.clock
+            state.entries[key] = entry
+            return entry.response
+        }
+        if let fromMemory { return fromMemory }
+        guard diskStore.capacity > 0, let stored = diskStore.entry(forKey: key) else { return nil }
+        let response = CachedURLResponse(response: stored.response, data: stored.data, userInfo: nil,
+                                         storagePolicy: stored.storagePolicy)
+        state.withLock { Self.insert(response, key: key, storedAt: stored.storedAt, into: &$0) }
+        return response
+    }
+
+    /// Stores a response for a request, as its storage policy allows.
+    ///
+    /// `.notAllowed` responses are not stored; `.allowedInMemoryOnly` ones go to memory only (and
+    /// replace any disk copy); `.allowed` ones go to memory and, when `diskCapacity` is above
+    /// zero, to disk. Requests other than `GET` are ignored.
+    ///
+    /// - Parameters:
+    ///   - cachedResponse: The response and body to store.
+    ///   - request: The request the response answers.
+    open func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {
+        guard let key = Self.key(for: request) else { return }
+        let policy = cachedResponse.storagePolicy
+        guard policy != .notAllowed else { return }
+        let now = Date()
+        state.withLock { Self.insert(cachedResponse, key: key, storedAt: now, into: &$0) }
+        if policy == .allowed, diskStore.capacity > 0 {
+            diskStore.store(URLCacheDiskEntry(key: key, response: cachedResponse.response, data: cachedResponse.data,
+                                              storagePolicy: policy, storedAt: now))
+        } else {
+            diskStore.removeEntry(forKey: key)
+        }
+    }
+
+    /// Puts a response into the locked memory store, evicting as needed.
+    private static func insert(_ response: CachedURLResponse, key: String, storedAt: Date, into state: inout State) {
+        if let previous = state.entries.removeValue(forKey: key) {
+            state.memoryUsage -= previous.cost
+        }
+        let cost = memoryCost(of: response)
+        guard cost <= state.memoryCapacity else { return }
+        evict(&state, toFit: cost)
+        state.clock &+= 1
+        state.entries[key] = MemoryEntry(response: response, storedAt: storedAt, cost: cost, lastUse: state.clock)
+        state.memoryUsage += cost
+    }
+
+    /// Drops least recently used memory entries until `extra` more bytes fit.
+    private static func evict(_ state: inout State, toFit extra: Int) {
+        while state.memoryUsage + extra > state.memoryCapacity, !state.entries.isEmpty {
+            guard let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key,
+                  let removed = state.entries.removeValue(forKey: oldest) else { return }
+            state.memoryUsage -= removed.cost
+        }
+    }
+
+    /// Removes the cached response for a request, from memory and disk.
+    ///
+    /// - Parameter request: The request whose response should be forgotten.
+    open func removeCachedResponse(for request: URLRequest) {
+        guard let key = Self.key(for: request) else { return }
+        state.withLock { state in
+            if let removed = state.entries.removeValue(forKey: key) {
+                state.memoryUsage -= removed.cost
+            }
+        }
+        diskStore.removeEntry(forKey: key)
+    }
+
+    /// Empties the cache, in memory and on disk.
+    open func removeAllCachedResponses() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.memoryUsage = 0
+        }
+        diskStore.removeAll()
+    }
+
+    /// Removes every response stored at or after `date`, in memory and on disk.
+    ///
+    /// - Parameter date: The earliest storage date to remove.
+    open func removeCachedResponses(since date: Date) {
+        state.withLock { state in
+            for (key, entry) in state.entries where entry.storedAt >= date {
+                state.entries.removeValue(forKey: key)
+                state.memoryUsage -= entry.cost
+            }
+        }
+        diskStore.removeEntries(since: date)
+    }
+
+    /// The memory store's size limit in bytes; lowering it evicts entries at once.
+    open var memoryCapacity: Int {
+        get { state.withLock { $0.memoryCapacity } }
+        set {
+            state.withLock { state in
+                state.memoryCapacity = max(0, newValue)
+                Self.evict(&state, toFit: 0)
+            }
+        }
+    }
+
+    /// The disk store's size limit in bytes; lowering it deletes entries at once, 0 disables it.
+    open var diskCapacity: Int {
+        get { diskStore.capacity }
+        set { diskStore.capacity = newValue }
+    }
+
+    /// The bytes currently charged to the memory store.
+    open var currentMemoryUsage: Int {
+        state.withLock { $0.memoryUsage }
+    }
+
+    /// The bytes currently used by the disk store's files.
+    open var currentDiskUsage: Int {
+        diskStore.currentUsage
+    }
+}
+
+extension URLCache {
+
+    /// Where a `URLCache` may keep a response.
+    public enum StoragePolicy: UInt, Sendable {
+
+        /// In memory and on disk.
+        case allowed
+
+        /// In memory only.
+        case allowedInMemoryOnly
+
+        /// Not at all.
+        case notAllowed
+    }
+}

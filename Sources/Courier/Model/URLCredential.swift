@@ -1,0 +1,124 @@
+import Foundation
+
+/// An immutable user name and password, plus how long a credential storage should keep them.
+///
+/// Two credentials are equal when their user, password and persistence are equal.
+open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
+    // Immutable after `init`, which keeps the `@unchecked Sendable` promise.
+    private let _user: String
+    private let _password: String
+    private let _persistence: Persistence
+
+    private static let userKey = "NS._user"
+    private static let passwordKey = "NS._password"
+    private static let persistenceKey = "NS._persistence"
+
+    /// Creates a password credential.
+    ///
+    /// - Parameters:
+    ///   - user: The user name.
+    ///   - password: The password.
+    ///   - persistence: How long a `URLCredentialStorage` keeps the credential.
+    public init(user: String, password: String, persistence: URLCredential.Persistence) {
+        _user = user
+        _password = password
+        _persistence = persistence
+        super.init()
+    }
+
+    /// Decodes a credential written by `encode(with:)`; fails for a non-keyed coder.
+    ///
+    /// - Parameter aDecoder: A keyed unarchiver.
+    required public init?(coder aDecoder: NSCoder) {
+        guard aDecoder.allowsKeyedCoding else { return nil }
+        let user = aDecoder.decodeObject(of: NSString.self, forKey: Self.userKey)
+        let password = aDecoder.decodeObject(of: NSString.self, forKey: Self.passwordKey)
+        let rawPersistence = aDecoder.decodeInteger(forKey: Self.persistenceKey)
+        _user = user.map { String(describing: $0) } ?? ""
+        _password = password.map { String(describing: $0) } ?? ""
+        _persistence = UInt(exactly: rawPersistence).flatMap(Persistence.init(rawValue:)) ?? .none
+        super.init()
+    }
+
+    /// Writes the user, password and persistence to a keyed archiver (other coders are ignored).
+    ///
+    /// - Parameter aCoder: A keyed archiver.
+    open func encode(with aCoder: NSCoder) {
+        guard aCoder.allowsKeyedCoding else { return }
+        aCoder.encode(NSString(string: _user), forKey: Self.userKey)
+        aCoder.encode(NSString(string: _password), forKey: Self.passwordKey)
+        aCoder.encode(Int(_persistence.rawValue), forKey: Self.persistenceKey)
+    }
+
+    /// Always `true`: credentials decode safely from secure archives.
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Returns the credential itself; it is immutable.
+    override open func copy() -> Any {
+        copy(with: nil)
+    }
+
+    /// Returns the credential itself; it is immutable.
+    ///
+    /// - Parameter zone: Ignored.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        self
+    }
+
+    /// Whether `object` is a credential with the same user, password and persistence.
+    ///
+    /// - Parameter object: The object to compare with.
+    override open func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? URLCredential else { return false }
+        if other === self { return true }
+        return other.user == user && other.password == password && other.persistence == persistence
+    }
+
+    /// A hash consistent with `isEqual(_:)`.
+    override open var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(user)
+        hasher.combine(password)
+        hasher.combine(persistence)
+        return hasher.finalize()
+    }
+
+    /// How long a credential storage keeps this credential.
+    open var persistence: URLCredential.Persistence { _persistence }
+
+    /// The user name.
+    open var user: String? { _user }
+
+    /// The password.
+    open var password: String? { _password }
+
+    /// Whether the credential carries a password; always `true` for password credentials.
+    open var hasPassword: Bool { true }
+
+    /// A summary naming the user and persistence; the password is never printed.
+    override open var description: String {
+        "<\(type(of: self)) user:\"\(_user)\" persistence:\(_persistence)>"
+    }
+}
+
+extension URLCredential {
+
+    /// How long a credential is kept by `URLCredentialStorage`.
+    public enum Persistence: UInt, Sendable {
+
+        /// Use the credential for one request only; credential storages do not keep it.
+        case none
+
+        /// Keep the credential until the process exits.
+        case forSession
+
+        /// Keep the credential permanently. Courier's storage is in memory for now, so this
+        /// behaves like `.forSession`.
+        case permanent
+
+        /// Keep the credential permanently and synchronise it between devices. Linux has no such
+        /// service, so credential storages refuse credentials with this persistence.
+        @available(*, deprecated, message: "Synchronizable credential storage is not available in swift-corelibs-foundation. If you rely on synchronization for your functionality, please audit your code.")
+        case synchronizable
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The parts of a session's configuration every task reads, captured once when the session is
+/// created (a configuration is copied at creation, so they cannot change afterwards).
+struct SessionSettings: Sendable {
+    let timeoutIntervalForRequest: TimeInterval
+    let timeoutIntervalForResource: TimeInterval
+    let requestCachePolicy: URLRequest.CachePolicy
+    /// `httpAdditionalHeaders` as name/value strings.
+    let additionalHeaders: [(name: String, value: String)]
+
+    init(_ configuration: URLSessionConfiguration) {
+        timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
+        timeoutIntervalForResource = configuration.timeoutIntervalForResource
+        requestCachePolicy = configuration.requestCachePolicy
+        additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+            guard let name = key.base as? String else { return nil }
+            if let text = value as? String { return (name, text) }
+            if let number = value as? NSNumber { return (name, number.stringValue) }
+            return (name, "\(value)")
+        }.sorted { $0.name < $1.name }
+    }
+}
+
+extension URLSession {
+    /// The request a handler sees: the configuration's additional headers where the request has
+    /// none of that name, the configuration's cache policy where the request uses the default, and
+    /// an upload task's body.
+    func prepare(_ request: URLRequest, kind: TaskKind, uploadBody: UploadBody) -> URLRequest {
+        var prepared = request
+        for header in settings.additionalHeaders where prepared.value(forHTTPHeaderField: header.name) == nil {
+            prepared.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        if prepared.cachePolicy == .useProtocolCachePolicy {
+            prepared.cachePolicy = settings.requestCachePolicy
+        }
+        switch uploadBody {
+        case .none, .stream:
+            break
+        case .data(let data):
+            prepared.httpBody = data
+        case .file(let url):
+            if let stream = InputStream(url: url) { prepared.httpBodyStream = stream }
+        }
+        return prepared
+    }
+
+    /// The idle and whole-task timeouts for `request`, in nanoseconds (0: none). A request whose
+    /// `timeoutInterval` differs from the default 60 s uses its own idle timeout.
+    func timeouts(for request: URLRequest) -> (request: UInt64, resource: UInt64) {
+        let idle = request.timeoutInterval != 60 ? request.timeoutInterval : settings.timeoutIntervalForRequest
+        return (Self.nanoseconds(idle), Self.nanoseconds(settings.timeoutIntervalForResource))
+    }
+
+    private static func nanoseconds(_ interval: TimeInterval) -> UInt64 {
+        guard interval > 0, interval.isFinite else { return 0 }
+        return UInt64(min(interval, 1e9) * 1e9)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+extension URLSession {
+    /// What a delegate tells the session to do with a request delayed by `earliestBeginDate`.
+    public enum DelayedRequestDisposition: Sendable {
+        /// Cancel the task.
+        case cancel
+        /// Load the original request.
+        case continueLoading
+        /// Load the request passed along with this disposition.
+        case useNewRequest
+    }
+
+    /// How a delegate answers an authentication challenge.
+    public enum AuthChallengeDisposition: Int, Sendable {
+        /// Use the credential passed along (none: continue without one).
+        case useCredential
+        /// Do what the session would do without a delegate: stored or URL credentials, else fail.
+        case performDefaultHandling
+        /// Cancel the task.
+        case cancelAuthenticationChallenge
+        /// Reject this protection space; the handler may offer another.
+        case rejectProtectionSpace
+    }
+
+    /// How a data task's delegate answers the arrival of a response.
+    public enum ResponseDisposition: Int, Sendable {
+        /// Cancel the task, as with `cancel()`.
+        case cancel
+        /// Continue loading.
+        case allow
+        /// Continue as a download task (not supported yet: the task fails with a clear error).
+        case becomeDownload
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+
+/// Coordinates a group of related transfer tasks: the Linux implementation of Apple's
+/// `URLSession`, dispatching each request by URL scheme to a protocol handler.
+///
+/// Create one session per configuration and reuse it for many tasks. Delegate calls and completion
+/// handlers for one session run one at a time on its ``delegateQueue``. The session keeps a strong
+/// reference to its delegate until it is invalidated.
+open class URLSession: NSObject, @unchecked Sendable {
+    /// The most redirects a task follows before failing with `httpTooManyRedirects`.
+    static let maximumRedirects = 16
+
+    private let storedConfiguration: URLSessionConfiguration
+    /// The operation queue delegate calls and completion handlers run on.
+    public let delegateQueue: OperationQueue
+    /// How requests find their handler.
+    let resolver: ProtocolResolver
+    /// Settings read on every task, captured once.
+    let settings: SessionSettings
+    let isShared: Bool
+
+    let lock = Lock()
+    private var currentDelegate: (any URLSessionDelegate)?
+    var registry = SessionTaskRegistry()
+    let timeoutMonitor = TaskTimeoutMonitor()
+
+    /// The session for simple requests: default configuration, no delegate. It cannot be
+    /// invalidated.
+    open class var shared: URLSession { sharedSession }
+    private static let sharedSession = URLSession(configuration: .default, delegate: nil, delegateQueue: nil, isShared: true)
+
+    /// A session with `configuration` and no delegate.
+    public convenience init(configuration: URLSessionConfiguration) {
+        self.init(configuration: configuration, delegate: nil, delegateQueue: nil)
+    }
+
+    /// A session with `configuration`, reporting to `delegate` on `queue` (a new serial queue when
+    /// `nil`).
+    public convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false)
+    }
+
+    private init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?, isShared: Bool) {
+        let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.default
+        storedConfiguration = copy
+        if let queue {
+            delegateQueue = queue
+        } else {
+            let serial = OperationQueue()
+            serial.maxConcurrentOperationCount = 1
+            serial.name = "Courier.URLSession.delegateQueue"
+            delegateQueue = serial
+        }
+        currentDelegate = delegate
+        settings = SessionSettings(copy)
+        resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
+                                    builtIns: BuiltInHandlers.table)
+        self.isShared = isShared
+        super.init()
+        timeoutMonitor.session = self
+    }
+
+    /// The session's delegate; `nil` once the session has been invalidated.
+    open var delegate: (any URLSessionDelegate)? { lock.withLock { currentDelegate } }
+
+    /// A copy of the configuration the session was created with.
+    open var configuration: URLSessionConfiguration {
+        (storedConfiguration.copy() as? URLSessionConfiguration) ?? storedConfiguration
+    }
+
+    private var storedDescription: String?
+    /// A description of the session for the app's own use.
+    open var sessionDescription: String? {
+        get { lock.withLock { storedDescription } }
+        set { lock.withLock { storedDescription = newValue } }
+    }
+
+    // MARK: - Creating tasks (tasks start suspended: call `resume()`)
+
+    /// A data task for `request`, reporting to the delegate.
+    open func dataTask(with request: URLRequest) -> URLSessionDataTask {
+        dataTask(request, .delegate)
+    }
+
+    /// A data task for `url`, reporting to the delegate.
+    open func dataTask(with url: URL) -> URLSessionDataTask {
+        dataTask(URLRequest(url: url), .delegate)
+    }
+
+    /// A data task for `request` whose body, response and error go to `completionHandler` on the
+    /// delegate queue; the delegate gets no data-delivery calls for it.
+    open func dataTask(with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionDataTask {
+        dataTask(request, .data(completionHandler))
+    }
+
+    /// A data task for `url` whose result goes to `completionHandler`.
+    open func dataTask(with url: URL, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionDataTask {
+        dataTask(URLRequest(url: url), .data(completionHandler))
+    }
+
+    /// An upload task sending the file at `fileURL`, reporting to the delegate.
+    open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
+        uploadTask(request, .file(fileURL), .delegate)
+    }
+
+    /// An upload task sending `bodyData`, reporting to the delegate.
+    open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
+        uploadTask(request, .data(bodyData), .delegate)
+    }
+
+    /// An upload task whose body stream the delegate provides through `needNewBodyStream`.
+    open func uploadTask(withStreamedRequest request: URLRequest) -> URLSessionUploadTask {
+        uploadTask(request, .stream, .delegate)
+    }
+
+    /// An upload task sending the file at `fileURL`, its result going to `completionHandler`.
+    open func uploadTask(with request: URLRequest, fromFile fileURL: URL, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask {
+        uploadTask(request, .file(fileURL), .data(completionHandler))
+    }
+
+    /// An upload task sending `bodyData` (or no body), its result going to `completionHandler`.
+    open func uploadTask(with request: URLRequest, from bodyData: Data?, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask {
+        uploadTask(request, bodyData.map(UploadBody.data) ?? .none, .data(completionHandler))
+    }
+
+    /// A download task for `request`, reporting to the delegate.
+    open func downloadTask(with request: URLRequest) -> URLSessionDownloadTask {
+        downloadTask(request, .delegate)
+    }
+
+    /// A download task for `url`, reporting to the delegate.
+    open func downloadTask(with url: URL) -> URLSessionDownloadTask {
+        downloadTask(URLRequest(url: url), .delegate)
+    }
+
+    /// A download task continuing from resume data, reporting to the delegate. Invalid resume data
+    /// makes the task fail with `URLError.cannotDecodeRawData` when resumed.
+    open func downloadTask(withResumeData resumeData: Data) -> URLSessionDownloadTask {
+        let decoded = Result { () throws(URLError) in try DownloadResumeData.decode(resumeData) }
+        return downloadTask(Self.resumeRequest(decoded), .delegate, resume: decoded)
+    }
+
+    /// A download task for `request` whose file location, response and error go to
+    /// `completionHandler`. The file is removed when the handler returns.
+    open func downloadTask(with request: URLRequest, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> URLSessionDownloadTask {
+        downloadTask(request, .download(completionHandler))
+    }
+
+    /// A download task for `url` whose result goes to `completionHandler`.
+    open func downloadTask(with url: URL, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> URLSessionDownloadTask {
+        downloadTask(URLRequest(url: url), .download(completionHandler))
+    }
+
+    /// A download task continuing from resume data, its result going to `completionHandler`.
+    open func downloadTask(withResumeData resumeData: Data, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> URLSessionDownloadTask {
+        let decoded = Result { () throws(URLError) in try DownloadResumeData.decode(resumeData) }
+        return downloadTask(Self.resumeRequest(decoded), .download(completionHandler), resume: decoded)
+    }
+
+
+    // MARK: - Invalidation
+
+    /// Lets running tasks finish, refuses new ones, then calls `didBecomeInvalidWithError(nil)` and
+    /// releases the delegate. No effect on ``shared``.
+    open func finishTasksAndInvalidate() {
+        guard !isShared else { return }
+        let idle: Bool = lock.withLock {
+            guard !registry.invalidating else { return false }
+            registry.invalidating = true
+            return registry.tasks.isEmpty
+        }
+        if idle { completeInvalidation() }
+    }
+
+    /// Cancels every task, refuses new ones, then calls `didBecomeInvalidWithError(nil)` and releases
+    /// the delegate. No effect on ``shared``.
+    open func invalidateAndCancel() {
+        guard !isShared else { return }
+        let (first, tasks): (Bool, [URLSessionTask]) = lock.withLock {
+            let first = !registry.invalidating
+            registry.invalidating = true
+            return (first, Array(registry.tasks.values))
+        }
+        for task in tasks { task.cancel() }
+        if first && tasks.isEmpty { completeInvalidation() }
+    }
+
+    /// Sends `didBecomeInvalidWithError` once, then drops the delegate.
+    private func completeInvalidation() {
+        let delegate: (any URLSessionDelegate)?? = lock.withLock {
+            guard !registry.invalidated else { return .none }
+            registry.invalidated = true
+            return .some(currentDelegate)
+        }
+        guard case .some(let delegate) = delegate else { return }
+        delegateQueue.addOperation { [self] in
+            delegate?.urlSession(self, didBecomeInvalidWithError: nil)
+            lock.withLock { currentDelegate = nil }
+        }
+    }
+
+    // MARK: - Tasks bookkeeping
+
+    /// Registers a new task, or returns why it may not run.
+    func register(_ make: (Int, URLError?) -> URLSessionTask) -> URLSessionTask {
+        lock.withLock {
+            registry.lastIdentifier += 1
+            let refusal = registry.invalidating
+                ? URLError(.unknown, url: nil, description: "The session was invalidated; it cannot run new tasks.")
+                : nil
+            let task = make(registry.lastIdentifier, refusal)
+            if refusal == nil { registry.tasks[task.identifier] = task }
+            return task
+        }
+    }
+
+    /// A task started a handler: watch it for timeouts.
+    func taskDidStartLoading(_ task: URLSessionTask) {
+        timeoutMonitor.start()
+    }
+
+    /// A task's completion is queued.
+    func taskWillComplete(_ task: URLSessionTask) {}
+
+    /// A task delivered its completion: forget it, and finish invalidating when it was the last.
+    func taskDidComplete(_ task: URLSessionTask) {
+        let finished: Bool = lock.withLock {
+            registry.tasks.removeValue(forKey: task.identifier)
+            return registry.invalidating && registry.tasks.isEmpty
+        }
+        if finished { completeInvalidation() }
+    }
+
+    /// The tasks not yet completed.
+    var liveTasks: [URLSessionTask] {
+        lock.withLock { Array(registry.tasks.values) }
+    }
+
+    /// Calls `completionHandler` on the delegate queue with the session's data, upload and download
+    /// tasks that have not completed.
+    open func getTasksWithCompletionHandler(_ completionHandler: @escaping @Sendable ([URLSessionDataTask], [URLSessionUploadTask], [URLSessionDownloadTask]) -> Void) {
+        let tasks = liveTasks.sorted { $0.identifier < $1.identifier }
+        delegateQueue.addOperation {
+            let uploads = tasks.compactMap { $0 as? URLSessionUploadTask }
+            let data = tasks.compactMap { $0 as? URLSessionDataTask }.filter { !($0 is URLSessionUploadTask) }
+            let downloads = tasks.compactMap { $0 as? URLSessionDownloadTask }
+            completionHandler(data, uploads, downloads)
+        }
+    }
+
+    /// Calls `completionHandler` on the delegate queue with every task not yet completed.
+    open func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
+        let tasks = liveTasks.sorted { $0.identifier < $1.identifier }
+        delegateQueue.addOperation { completionHandler(tasks) }
+    }
+
+    /// Empties the configuration's cookie, credential and cache stores, then calls
+    /// `completionHandler` on the delegate queue.
+    open func reset(completionHandler: @escaping @Sendable () -> Void) {
+        let configuration = storedConfiguration
+        delegateQueue.addOperation {
+            if let cookies = configuration.httpCookieStorage {
+                cookies.removeCookies(since: .distantPast)
+            }
+            if let credentials = configuration.urlCredentialStorage {
+                for (space, byUser) in credentials.allCredentials {
+                    for credential in byUser.values { credentials.remove(credential, for: space) }
+                }
+            }
+            configuration.urlCache?.removeAllCachedResponses()
+            completionHandler()
+        }
+    }
+
+    /// Writes pending cookies and credentials to storage, then calls `completionHandler` on the
+    /// delegate queue. Courier's stores write through, so there is nothing left to flush.
+    open func flush(completionHandler: @escaping @Sendable () -> Void) {
+        delegateQueue.addOperation { completionHandler() }
+    }
+}
+
+/// The session's tasks and invalidation state, guarded by the session's lock.
+struct SessionTaskRegistry {
+    var tasks: [Int: URLSessionTask] = [:]
+    var lastIdentifier = 0
+    var invalidating = false
+    var invalidated = false
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// The settings a session is created with: timeouts, caching, cookies, credentials, extra headers
+/// and the protocol classes it consults first.
+///
+/// A session copies its configuration when it is created, so changing the object afterwards does
+/// not affect that session; `URLSession.configuration` returns another copy.
+open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
+    private struct Settings {
+        var identifier: String?
+        var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
+        var timeoutIntervalForRequest: TimeInterval = 60
+        var timeoutIntervalForResource: TimeInterval = 604_800
+        var networkServiceType: URLRequest.NetworkServiceType = .default
+        var allowsCellularAccess = true
+        var isDiscretionary = false
+        var sharedContainerIdentifier: String?
+        var connectionProxyDictionary: [AnyHashable: Any]?
+        var httpShouldUsePipelining = false
+        var httpShouldSetCookies = true
+        var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy = .onlyFromMainDocumentDomain
+        var httpAdditionalHeaders: [AnyHashable: Any]?
+        var httpMaximumConnectionsPerHost = 6
+        var httpCookieStorage: HTTPCookieStorage?
+        var urlCredentialStorage: URLCredentialStorage?
+        var urlCache: URLCache?
+        var shouldUseExtendedBackgroundIdleMode = false
+        var protocolClasses: [AnyClass]? = []
+    }
+
+    private let lock = Lock()
+    private var settings: Settings
+
+    private init(settings: Settings) {
+        self.settings = settings
+        super.init()
+    }
+
+    /// A configuration like ``default``. Prefer ``default``.
+    @available(*, deprecated, renamed: "URLSessionConfiguration.default", message: "Use .default instead.")
+    public override convenience init() {
+        self.init(settings: URLSessionConfiguration.defaultSettings())
+    }
+
+    private static func defaultSettings() -> Settings {
+        var settings = Settings()
+        settings.httpCookieStorage = HTTPCookieStorage.shared
+        settings.urlCredentialStorage = URLCredentialStorage.shared
+        settings.urlCache = URLCache.shared
+        return settings
+    }
+
+    /// A new configuration using the shared, persistent cookie, credential and cache stores.
+    open class var `default`: URLSessionConfiguration {
+        URLSessionConfiguration(settings: defaultSettings())
+    }
+
+    /// A new configuration whose cookie, credential and cache stores are private to it and kept in
+    /// memory only: nothing is written to disk.
+    open class var ephemeral: URLSessionConfiguration {
+        var settings = Settings()
+        settings.httpCookieStorage = HTTPCookieStorage()
+        settings.urlCredentialStorage = URLCredentialStorage()
+        settings.urlCache = URLCache(memoryCapacity: 4 * 1024 * 1024, diskCapacity: 0, diskPath: nil)
+        return URLSessionConfiguration(settings: settings)
+    }
+
+    /// An independent copy; the stores are shared by reference, as on Apple's platforms.
+    open override func copy() -> Any { copy(with: nil) }
+
+    /// An independent copy; the stores are shared by reference.
+    open func copy(with zone: NSZone?) -> Any {
+        URLSessionConfiguration(settings: lock.withLock { settings })
+    }
+
+    private func get<T>(_ keyPath: KeyPath<Settings, T>) -> T {
+        lock.withLock { settings[keyPath: keyPath] }
+    }
+
+    private func set<T>(_ keyPath: WritableKeyPath<Settings, T>, _ value: T) {
+        lock.withLock { settings[keyPath: keyPath] = value }
+    }
+
+    /// The identifier of a background configuration; `nil` for default and ephemeral ones.
+    open var identifier: String? {
+        get { self.get(\.identifier) }
+        set { self.set(\.identifier, newValue) }
+    }
+
+    /// The cache policy for requests that use `.useProtocolCachePolicy`.
+    open var requestCachePolicy: URLRequest.CachePolicy {
+        get { self.get(\.requestCachePolicy) }
+        set { self.set(\.requestCachePolicy, newValue) }
+    }
+
+    /// The longest time, in seconds, a task may wait for more data before failing with `timedOut`
+    /// (default 60).
+    open var timeoutIntervalForRequest: TimeInterval {
+        get { self.get(\.timeoutIntervalForRequest) }
+        set { self.set(\.timeoutIntervalForRequest, newValue) }
+    }
+
+    /// The longest time, in seconds, a whole task may take before failing with `timedOut`
+    /// (default seven days).
+    open var timeoutIntervalForResource: TimeInterval {
+        get { self.get(\.timeoutIntervalForResource) }
+        set { self.set(\.timeoutIntervalForResource, newValue) }
+    }
+
+    /// The kind of traffic; informational on Linux.
+    open var networkServiceType: URLRequest.NetworkServiceType {
+        get { self.get(\.networkServiceType) }
+        set { self.set(\.networkServiceType, newValue) }
+    }
+
+    /// Whether cellular networks may be used; informational on Linux.
+    open var allowsCellularAccess: Bool {
+        get { self.get(\.allowsCellularAccess) }
+        set { self.set(\.allowsCellularAccess, newValue) }
+    }
+
+    /// Whether background transfers may wait for good conditions; informational on Linux.
+    open var isDiscretionary: Bool {
+        get { self.get(\.isDiscretionary) }
+        set { self.set(\.isDiscretionary, newValue) }
+    }
+
+    /// The shared container of a background session; always `nil` in Courier.
+    open var sharedContainerIdentifier: String? { self.get(\.sharedContainerIdentifier) }
+
+    /// Proxy settings for the session's connections.
+    open var connectionProxyDictionary: [AnyHashable: Any]? {
+        get { self.get(\.connectionProxyDictionary) }
+        set { self.set(\.connectionProxyDictionary, newValue) }
+    }
+
+    /// Whether HTTP/1.1 pipelining may be used.
+    @available(swift, deprecated: 6.1, message: "HTTP/1 pipelining has known compatibility issues, please adopt HTTP/2 and HTTP/3 instead")
+    open var httpShouldUsePipelining: Bool {
+        get { self.get(\.httpShouldUsePipelining) }
+        set { self.set(\.httpShouldUsePipelining, newValue) }
+    }
+
+    /// Whether requests get cookies from the cookie store and responses' cookies are stored.
+    open var httpShouldSetCookies: Bool {
+        get { self.get(\.httpShouldSetCookies) }
+        set { self.set(\.httpShouldSetCookies, newValue) }
+    }
+
+    /// Which cookies the session accepts.
+    open var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy {
+        get { self.get(\.httpCookieAcceptPolicy) }
+        set { self.set(\.httpCookieAcceptPolicy, newValue) }
+    }
+
+    /// Headers added to every request that does not set them itself.
+    open var httpAdditionalHeaders: [AnyHashable: Any]? {
+        get { self.get(\.httpAdditionalHeaders) }
+        set { self.set(\.httpAdditionalHeaders, newValue) }
+    }
+
+    /// The most connections the session opens to one host at a time (default 6).
+    open var httpMaximumConnectionsPerHost: Int {
+        get { self.get(\.httpMaximumConnectionsPerHost) }
+        set { self.set(\.httpMaximumConnectionsPerHost, newValue) }
+    }
+
+    /// The cookie store, or `nil` for no cookies.
+    open var httpCookieStorage: HTTPCookieStorage? {
+        get { self.get(\.httpCookieStorage) }
+        set { self.set(\.httpCookieStorage, newValue) }
+    }
+
+    /// The credential store, or `nil` for none.
+    open var urlCredentialStorage: URLCredentialStorage? {
+        get { self.get(\.urlCredentialStorage) }
+        set { self.set(\.urlCredentialStorage, newValue) }
+    }
+
+    /// The response cache, or `nil` for no caching.
+    open var urlCache: URLCache? {
+        get { self.get(\.urlCache) }
+        set { self.set(\.urlCache, newValue) }
+    }
+
+    /// Not supported on Linux; kept for source compatibility.
+    @available(swift, deprecated: 6.1, message: "Not supported")
+    open var shouldUseExtendedBackgroundIdleMode: Bool {
+        get { self.get(\.shouldUseExtendedBackgroundIdleMode) }
+        set { self.set(\.shouldUseExtendedBackgroundIdleMode, newValue) }
+    }
+
+    /// `URLProtocol` subclasses the session asks, in order, before registered classes and the
+    /// built-in handlers.
+    open var protocolClasses: [AnyClass]? {
+        get { self.get(\.protocolClasses) }
+        set { self.set(\.protocolClasses, newValue) }
+    }
+}

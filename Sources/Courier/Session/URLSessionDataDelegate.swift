@@ -1,0 +1,40 @@
+import Foundation
+
+/// Events of data and upload tasks: the response, each piece of the body, and caching. Every
+/// method is optional.
+public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
+    /// The response arrived. Call the handler with `.allow` to continue or `.cancel` to stop; no body
+    /// arrives until it is called. Without an implementation the task continues.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void)
+
+    /// The data task became a download task (after `.becomeDownload`).
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask)
+
+    /// A piece of the body, in order.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
+
+    /// The response is about to be cached: pass it on, a changed one, or `nil` to not cache.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+                    completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void)
+}
+
+extension URLSessionDataDelegate {
+    /// Allows the response.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                           completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+
+    /// Caches the proposed response.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+                           completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        completionHandler(proposedResponse)
+    }
+}

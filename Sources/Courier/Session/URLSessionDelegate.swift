@@ -1,0 +1,25 @@
+import Foundation
+
+/// Session-wide events: the session becoming invalid, and authentication challenges that concern
+/// the whole session (server trust, client certificates). Every method is optional.
+public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
+    /// The session was invalidated; the delegate is released after this call. `error` is nil when
+    /// the app invalidated it.
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+
+    /// A connection-level challenge. Without an implementation the session performs default
+    /// handling.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+}
+
+extension URLSessionDelegate {
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
+
+    /// Performs default handling.
+    public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// How a task hands over its result.
+enum TaskCompletion: @unchecked Sendable {
+    /// To the session's (or the task's own) delegate, step by step.
+    case delegate
+    /// To a completion handler with the whole body in memory.
+    case data(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+    /// To a completion handler with the downloaded file's location.
+    case download(@Sendable (URL?, URLResponse?, (any Error)?) -> Void)
+
+    var usesDelegate: Bool {
+        if case .delegate = self { return true }
+        return false
+    }
+}
+
+/// The three kinds of work a task can do.
+enum TaskKind: Sendable {
+    case data, upload, download
+}
+
+/// Where a task is in its life, beyond the public `state`.
+enum TaskPhase {
+    /// Created, never resumed.
+    case idle
+    /// Resumed, waiting for something before a handler can start (a body stream from the delegate).
+    case preparing
+    /// A handler is loading.
+    case loading(ActiveLoad)
+    /// The final step is queued; nothing else happens.
+    case finishing
+    /// Completed.
+    case done
+}
+
+/// The handler instance serving a task's current request, and the serial queue it is driven on.
+struct ActiveLoad {
+    let instance: URLProtocol
+    let queue: DispatchQueue
+    let generation: Int
+
+    /// Runs `body` with the handler on its queue.
+    func perform(_ body: @escaping @Sendable (URLProtocol) -> Void) {
+        let handler = UncheckedSendable(instance)
+        queue.async { body(handler.value) }
+    }
+}
+
+/// A task's mutable state; the task guards it with its lock.
+struct TaskCore {
+    var state: URLSessionTask.State = .suspended
+    var phase: TaskPhase = .idle
+    /// Increases for every handler instance; reports from an older instance are ignored.
+    var generation = 0
+    var currentRequest: URLRequest?
+    var response: URLResponse?
+    var error: (any Error)?
+    var bytesReceived: Int64 = 0
+    var bytesExpectedToReceive: Int64 = NSURLSessionTransferSizeUnknown
+    var bytesSent: Int64 = 0
+    var bytesExpectedToSend: Int64 = NSURLSessionTransferSizeUnknown
+    var clientExpectsToReceive: Int64 = NSURLSessionTransferSizeUnknown
+    var clientExpectsToSend: Int64 = NSURLSessionTransferSizeUnknown
+    var priority: Float = URLSessionTask.defaultPriority
+    var taskDescription: String?
+    var delegate: (any URLSessionTaskDelegate)?
+    var earliestBeginDate: Date?
+    var progress: Progress?
+    /// The body, for a data task with a completion handler.
+    var body = Data()
+    /// The file, for a download task.
+    var downloadFile: DownloadFile?
+    /// Bytes written to the download file not yet reported by `didWriteData`.
+    var unreportedWrittenBytes: Int64 = 0
+    /// A `didWriteData` step is queued and will report ``unreportedWrittenBytes``.
+    var writeReportQueued = false
+    /// The idle timeout (`timeoutIntervalForRequest`) in nanoseconds; 0 for none.
+    var requestTimeout: UInt64 = 0
+    /// The whole-task timeout (`timeoutIntervalForResource`) in nanoseconds; 0 for none.
+    var resourceTimeout: UInt64 = 0
+    var redirectCount = 0
+    /// Monotonic nanoseconds of the last sign of life from the handler.
+    var lastActivity: UInt64 = 0
+    /// Monotonic nanoseconds when the task first started loading.
+    var loadStarted: UInt64 = 0
+    /// The handler is paused waiting for capacity.
+    var producerWaiting = false
+    /// The current handler honoured the resume offset.
+    var resumedAtOffset: Int64?
+    var resumeValidator: String?
+    /// The handler supports resume data.
+    var handlerCanResume = false
+    /// When the task started and each load's record, for metrics.
+    var metrics = TaskMetricsRecorder()
+    /// Set by `cancel(byProducingResumeData:)`: keep the partial file.
+    var keepPartialFile = false
+}
+
+/// Monotonic time in nanoseconds.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    DispatchTime.now().uptimeNanoseconds
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// Delivers one task's events to its delegate or completion handler, in order, on the session's
+/// delegate queue.
+///
+/// Handlers report from any thread; each report becomes a step here. A step either finishes when it
+/// returns (`enqueue`) or holds the pipeline until the delegate answers a completion handler
+/// (`enqueueAwaiting`): a response disposition, a redirect, a challenge. One operation on the
+/// delegate queue drains as many steps as are ready, so a burst of chunks costs one queue hop.
+///
+/// The pipeline also counts body bytes waiting for delivery, which the task uses for back-pressure,
+/// and it can be paused (a suspended task) and closed (after the final step nothing more runs).
+final class TaskEventPipeline: @unchecked Sendable {
+    /// A step that calls `resume` once the delegate has answered.
+    typealias AwaitingStep = @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void
+
+    private enum Step {
+        case immediate(@Sendable () -> Void, bytes: Int)
+        case awaiting(AwaitingStep)
+    }
+
+    private let queue: OperationQueue
+    private let lock = Lock()
+    private var steps: [Step] = []
+    private var head = 0
+    private var drainScheduled = false
+    private var awaitingGeneration: Int? = nil
+    private var generation = 0
+    private var paused = false
+    private var closed = false
+    private var pendingBytes = 0
+    private let onBytesDrained: @Sendable (_ pendingBytes: Int) -> Void
+
+    /// A pipeline delivering on `queue`; `onBytesDrained` is told the bytes still pending each time a
+    /// drain pass delivered some, from the delegate queue.
+    init(queue: OperationQueue, onBytesDrained: @escaping @Sendable (_ pendingBytes: Int) -> Void) {
+        self.queue = queue
+        self.onBytesDrained = onBytesDrained
+    }
+
+    /// Body bytes enqueued but not yet delivered.
+    var bytesPending: Int { lock.withLock { pendingBytes } }
+
+    /// Adds a step that is done when it returns; `bytes` counts body bytes it delivers.
+    func enqueue(bytes: Int = 0, _ step: @escaping @Sendable () -> Void) {
+        append(.immediate(step, bytes: bytes))
+    }
+
+    /// Adds a step that holds the pipeline until it calls its `resume` argument.
+    func enqueueAwaiting(_ step: @escaping AwaitingStep) {
+        append(.awaiting(step))
+    }
+
+    /// Drops every step not yet run, releases a step waiting for the delegate, and adds `final`,
+    /// which runs even if the pipeline is paused. Nothing enqueued later runs.
+    func replaceRemaining(withFinal final: @escaping @Sendable () -> Void) {
+        let schedule: Bool = lock.withLock {
+            if closed { return false }
+            steps.removeAll(keepingCapacity: false)
+            head = 0
+            pendingBytes = 0
+            awaitingGeneration = nil
+            generation &+= 1
+            paused = false
+            steps.append(.immediate(final, bytes: 0))
+            closed = true
+            return scheduleIfNeededLocked()
+        }
+        if schedule { scheduleDrain() }
+    }
+
+    /// Adds `final` after the steps already queued; nothing enqueued later runs.
+    func close(withFinal final: @escaping @Sendable () -> Void) {
+        let schedule: Bool = lock.withLock {
+            if closed { return false }
+            steps.append(.immediate(final, bytes: 0))
+            closed = true
+            return scheduleIfNeededLocked()
+        }
+        if schedule { scheduleDrain() }
+    }
+
+    /// Holds (`true`) or releases (`false`) delivery, for a suspended task.
+    func setPaused(_ value: Bool) {
+        let schedule: Bool = lock.withLock {
+            paused = value
+            return scheduleIfNeededLocked()
+        }
+        if schedule { scheduleDrain() }
+    }
+
+    private func append(_ step: Step) {
+        let schedule: Bool = lock.withLock {
+            if closed { return false }
+            if case .immediate(_, let bytes) = step { pendingBytes += bytes }
+            steps.append(step)
+            return scheduleIfNeededLocked()
+        }
+        if schedule { scheduleDrain() }
+    }
+
+    /// Whether a drain must be scheduled now; marks it scheduled. Call with the lock held.
+    private func scheduleIfNeededLocked() -> Bool {
+        guard !drainScheduled, awaitingGeneration == nil, head < steps.count else { return false }
+        if paused { return false }
+        drainScheduled = true
+        return true
+    }
+
+    private func scheduleDrain() {
+        queue.addOperation { [self] in drain() }
+    }
+
+    private func drain() {
+        var delivered = 0
+        while true {
+            let next: (Step, Int)? = lock.withLock {
+                guard awaitingGeneration == nil, head < steps.count, !paused else {
+                    drainScheduled = false
+                    if head >= steps.count { steps.removeAll(keepingCapacity: true); head = 0 }
+                    return nil
+                }
+                let step = steps[head]
+                head += 1
+                if head > 64 && head * 2 > steps.count {
+                    steps.removeFirst(head)
+                    head = 0
+                }
+                switch step {
+                case .immediate(_, let bytes):
+                    pendingBytes -= bytes
+                case .awaiting:
+                    awaitingGeneration = generation
+                }
+                return (step, generation)
+            }
+            guard let (step, stepGeneration) = next else { break }
+            switch step {
+            case .immediate(let run, let bytes):
+                run()
+                delivered += bytes
+            case .awaiting(let run):
+                let once = OnceFlag()
+                run { [self] in
+                    guard once.claim() else { return }
+                    resumeAfterAwait(generation: stepGeneration)
+                }
+            }
+        }
+        if delivered > 0 { onBytesDrained(bytesPending) }
+    }
+
+    private func resumeAfterAwait(generation stepGeneration: Int) {
+        let schedule: Bool = lock.withLock {
+            guard awaitingGeneration == stepGeneration else { return false }
+            awaitingGeneration = nil
+            return scheduleIfNeededLocked()
+        }
+        if schedule { scheduleDrain() }
+    }
+}
+
+/// A flag that can be claimed once, from any thread: guards completion handlers a delegate might
+/// call twice.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = Lock()
+    private var claimed = false
+
+    /// `true` the first time only.
+    func claim() -> Bool {
+        lock.withLock {
+            if claimed { return false }
+            claimed = true
+            return true
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The ``URLProtocolClient`` a task gives each handler instance it starts. It forwards every report
+/// to the task, tagged with the instance's generation so reports from a stopped instance (after a
+/// redirect, a cancel or a timeout) are ignored.
+final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClient, @unchecked Sendable {
+    private let task: URLSessionTask
+    private let generation: Int
+
+    init(task: URLSessionTask, generation: Int) {
+        self.task = task
+        self.generation = generation
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
+        task.handleRedirect(to: request, response: redirectResponse, generation: generation)
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {
+        task.handleResponse(cachedResponse.response, generation: generation)
+        task.handleData(cachedResponse.data, generation: generation)
+        task.complete(error: nil, generation: generation)
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy) {
+        task.handleResponse(response, generation: generation)
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) {
+        task.handleData(data, generation: generation)
+    }
+
+    func urlProtocolDidFinishLoading(_ protocol: URLProtocol) {
+        task.complete(error: nil, generation: generation)
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) {
+        task.complete(error: error, generation: generation)
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {
+        task.handleChallenge(challenge, generation: generation)
+    }
+
+    func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
+
+    // MARK: BuiltInHandlerClient
+
+    var canAcceptMoreData: Bool { task.canAcceptMoreData(generation: generation) }
+
+    func didSendBodyData(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        task.handleSentBodyData(bytesSent, total: totalBytesSent, expected: totalBytesExpectedToSend, generation: generation)
+    }
+
+    func didResume(atOffset offset: Int64, expectedTotalBytes: Int64) {
+        task.handleResumed(atOffset: offset, expectedTotalBytes: expectedTotalBytes, generation: generation)
+    }
+
+    func setResumeValidator(_ validator: String) {
+        task.handleResumeValidator(validator, generation: generation)
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+// What handlers report, turned into task state and pipeline steps. `generation` names the handler
+// instance reporting; `nil` means the task itself (a refused redirect, a failure before loading).
+extension URLSessionTask {
+    /// High-water mark of undelivered body bytes before a flow-controlled handler is paused.
+    static let highWaterBytes = 8 << 20
+    /// Low-water mark at which a paused handler is resumed.
+    static let lowWaterBytes = 2 << 20
+
+    /// Whether reports from `generation` still count. Call with the lock held.
+    func isCurrentLocked(_ generation: Int?) -> Bool {
+        switch core.phase {
+        case .loading(let load): return generation == nil || load.generation == generation
+        case .preparing: return generation == nil
+        case .idle, .finishing, .done: return false
+        }
+    }
+
+    func handleResponse(_ response: URLResponse, generation: Int?) {
+        let ask: Bool? = lock.withLock {
+            guard isCurrentLocked(generation) else { return nil }
+            core.response = response
+            core.lastActivity = monotonicNanoseconds()
+            core.metrics.responseReceived(response)
+            if kind == .download, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
+                // The handler did not resume: start the file over rather than splice two versions.
+                file.truncate()
+                core.bytesReceived = 0
+            }
+            if core.resumedAtOffset == nil {
+                core.bytesExpectedToReceive = response.expectedContentLength
+            }
+            if case .data = completion, kind != .download, response.expectedContentLength > 0,
+               response.expectedContentLength <= Int64(Int32.max) {
+                core.body.reserveCapacity(Int(response.expectedContentLength))
+            }
+            if let progress = core.progress, core.bytesExpectedToReceive >= 0 {
+                progress.totalUnitCount = core.bytesExpectedToReceive
+            }
+            return completion.usesDelegate && kind != .download
+        }
+        guard let ask else { return }
+        if kind == .download {
+            do { _ = try ensureDownloadFile() } catch { complete(error: error, generation: generation) }
+            return
+        }
+        guard ask, let session, let pipeline, let dataTask = self as? URLSessionDataTask else { return }
+        pipeline.enqueueAwaiting { [self] resume in
+            guard let delegate = dataDelegate else { resume(); return }
+            delegate.urlSession(session, dataTask: dataTask, didReceive: response) { [self] disposition in
+                switch disposition {
+                case .allow:
+                    break
+                case .cancel:
+                    cancel()
+                case .becomeDownload:
+                    complete(error: URLError(.unsupportedURL, url: response.url,
+                                             description: "Turning a data task into a download task is not supported yet."),
+                             generation: nil)
+                }
+                resume()
+            }
+        }
+    }
+
+    func handleData(_ data: Data, generation: Int?) {
+        enum Route { case none, write, deliver }
+        let (route, progress, received): (Route, Progress?, Int64) = lock.withLock {
+            guard isCurrentLocked(generation) else { return (.none, nil, 0) }
+            core.bytesReceived += Int64(data.count)
+            core.lastActivity = monotonicNanoseconds()
+            let route: Route
+            if kind == .download {
+                route = .write
+            } else if case .data = completion {
+                core.body.append(data)
+                route = .none
+            } else {
+                route = .deliver
+            }
+            return (route, core.progress, core.bytesReceived)
+        }
+        progress?.completedUnitCount = received
+        switch route {
+        case .none:
+            return
+        case .write:
+            do {
+                let file = try ensureDownloadFile()
+                try file.write(data, for: currentRequest?.url)
+            } catch {
+                complete(error: error, generation: generation)
+                return
+            }
+            guard completion.usesDelegate else { return }
+            let schedule: Bool = lock.withLock {
+                core.unreportedWrittenBytes += Int64(data.count)
+                if core.writeReportQueued { return false }
+                core.writeReportQueued = true
+                return true
+            }
+            if schedule { pipeline?.enqueue { [self] in reportWrittenBytes() } }
+        case .deliver:
+            guard let session, let dataTask = self as? URLSessionDataTask else { return }
+            pipeline?.enqueue(bytes: data.count) { [self] in
+                dataDelegate?.urlSession(session, dataTask: dataTask, didReceive: data)
+            }
+        }
+    }
+
+    /// Sends one `didWriteData` for every write since the last one (runs on the delegate queue).
+    private func reportWrittenBytes() {
+        guard let session, let downloadTask = self as? URLSessionDownloadTask else { return }
+        let (written, total, expected): (Int64, Int64, Int64) = lock.withLock {
+            let written = core.unreportedWrittenBytes
+            core.unreportedWrittenBytes = 0
+            core.writeReportQueued = false
+            return (written, core.bytesReceived, core.bytesExpectedToReceive)
+        }
+        guard written > 0 else { return }
+        downloadDelegate?.urlSession(session, downloadTask: downloadTask, didWriteData: written,
+                                     totalBytesWritten: total, totalBytesExpectedToWrite: expected)
+    }
+
+    func handleResumed(atOffset offset: Int64, expectedTotalBytes: Int64, generation: Int) {
+        let accepted: Bool = lock.withLock {
+            guard isCurrentLocked(generation), kind == .download,
+                  let file = core.downloadFile, file.bytesWritten == offset else { return false }
+            core.resumedAtOffset = offset
+            core.bytesReceived = offset
+            core.bytesExpectedToReceive = expectedTotalBytes
+            return true
+        }
+        guard accepted, completion.usesDelegate, let session, let downloadTask = self as? URLSessionDownloadTask else { return }
+        pipeline?.enqueue { [self] in
+            downloadDelegate?.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: offset,
+                                         expectedTotalBytes: expectedTotalBytes)
+        }
+    }
+
+    func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int) {
+        guard let session, let pipeline, lock.withLock({ isCurrentLocked(generation) }) else { return }
+        pipeline.enqueueAwaiting { [self] resume in
+            guard let sender = challenge.sender else { resume(); return }
+            let answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = { disposition, credential in
+                switch disposition {
+                case .useCredential:
+                    if let credential { sender.use(credential, for: challenge) } else { sender.continueWithoutCredential(for: challenge) }
+                case .performDefaultHandling:
+                    sender.performDefaultHandling(for: challenge)
+                case .cancelAuthenticationChallenge:
+                    sender.cancel(challenge)
+                case .rejectProtectionSpace:
+                    sender.rejectProtectionSpaceAndContinue(with: challenge)
+                }
+                resume()
+            }
+            if let delegate = taskDelegate {
+                delegate.urlSession(session, task: self, didReceive: challenge, completionHandler: answer)
+            } else {
+                answer(.performDefaultHandling, nil)
+            }
+        }
+    }
+
+    /// Whether a flow-controlled handler may produce more now; remembers to wake it when not.
+    func canAcceptMoreData(generation: Int) -> Bool {
+        let pending = completion.usesDelegate && kind != .download ? (pipeline?.bytesPending ?? 0) : 0
+        return lock.withLock {
+            guard isCurrentLocked(generation) else { return false }
+            if core.state != .running || pending > Self.highWaterBytes {
+                core.producerWaiting = true
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The pipeline delivered body bytes: wake a paused handler below the low-water mark.
+    func pipelineDrained(pendingBytes: Int) {
+        guard pendingBytes < Self.lowWaterBytes else { return }
+        let load: ActiveLoad? = lock.withLock {
+            guard core.producerWaiting, core.state == .running, case .loading(let load) = core.phase else { return nil }
+            core.producerWaiting = false
+            return load
+        }
+        load?.resumeProducing()
+    }
+
+    func handleSentBodyData(_ sent: Int64, total: Int64, expected: Int64, generation: Int) {
+        guard let session, lock.withLock({ () -> Bool in
+            guard isCurrentLocked(generation) else { return false }
+            core.bytesSent = total
+            core.bytesExpectedToSend = expected
+            core.lastActivity = monotonicNanoseconds()
+            return true
+        }) else { return }
+        pipeline?.enqueue { [self] in
+            taskDelegate?.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
+                                     totalBytesExpectedToSend: expected)
+        }
+    }
+
+    func handleResumeValidator(_ validator: String, generation: Int) {
+        lock.withLock {
+            guard isCurrentLocked(generation) else { return }
+            core.resumeValidator = validator
+            core.handlerCanResume = true
+        }
+    }
+
+    /// The download file, created on first use.
+    func ensureDownloadFile() throws(URLError) -> DownloadFile {
+        if let existing = lock.withLock({ core.downloadFile }) { return existing }
+        let created = try DownloadFile.create(for: currentRequest?.url)
+        return lock.withLock {
+            if let raced = core.downloadFile { created.remove(); return raced }
+            core.downloadFile = created
+            return created
+        }
+    }
+}

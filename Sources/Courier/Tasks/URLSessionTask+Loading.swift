@@ -1,0 +1,170 @@
+import Foundation
+
+// Starting handlers: the first load, loads after redirects, and the body stream an upload needs.
+extension URLSessionTask {
+    /// Called once when the task is first resumed.
+    func beginLoading() {
+        guard session != nil else { return }
+        if let creationFailure {
+            complete(error: creationFailure, generation: nil)
+            return
+        }
+        if case .file(let fileURL) = uploadBody, !FileManager.default.isReadableFile(atPath: fileURL.path) {
+            let exists = FileManager.default.fileExists(atPath: fileURL.path)
+            complete(error: URLError(exists ? .noPermissionsToReadFile : .fileDoesNotExist, url: initialRequest?.url,
+                                     description: "The upload body file \(fileURL.path) \(exists ? "cannot be read" : "does not exist")."),
+                     generation: nil)
+            return
+        }
+        if case .failure(let error)? = resumeSource {
+            complete(error: error, generation: nil)
+            return
+        }
+        guard var request = initialRequest else {
+            complete(error: URLError(.badURL, url: nil, description: "The task has no request."), generation: nil)
+            return
+        }
+        switch resumeSource {
+        case .failure?:
+            return
+        case .success(let resume)?:
+            do {
+                let file = try DownloadFile.reopen(path: resume.partialFilePath, expectedLength: resume.bytesReceived, for: resume.url)
+                lock.withLock { core.downloadFile = file }
+            } catch {
+                complete(error: error, generation: nil)
+                return
+            }
+            request.setProtocolProperty(resume.bytesReceived, forKey: ResumeRequest.offsetKey)
+            if let validator = resume.validator {
+                request.setProtocolProperty(validator, forKey: ResumeRequest.validatorKey)
+            }
+        case nil:
+            break
+        }
+        if case .stream = uploadBody {
+            requestBodyStream(then: request)
+        } else {
+            startLoad(request)
+        }
+    }
+
+    /// Asks the delegate for the upload's body stream, then starts loading with it.
+    private func requestBodyStream(then request: URLRequest) {
+        guard let session, let pipeline else { return }
+        let requestBox = UncheckedSendable(request)
+        pipeline.enqueueAwaiting { [self] resume in
+            let proceed: @Sendable (InputStream?) -> Void = { [self] stream in
+                if let stream {
+                    var withBody = requestBox.value
+                    withBody.httpBodyStream = stream
+                    startLoad(withBody)
+                } else {
+                    complete(error: URLError(.requestBodyStreamExhausted, url: requestBox.value.url,
+                                             description: "The delegate provided no body stream for the upload."),
+                             generation: nil)
+                }
+                resume()
+            }
+            if let delegate = taskDelegate {
+                delegate.urlSession(session, task: self, needNewBodyStream: proceed)
+            } else if let stream = requestBox.value.httpBodyStream {
+                proceed(stream)
+            } else {
+                proceed(nil)
+            }
+        }
+    }
+
+    /// Finds the handler for `request` and starts it; a request no handler accepts fails the task
+    /// with `unsupportedURL`.
+    func startLoad(_ request: URLRequest) {
+        guard let session else { return }
+        let prepared = session.prepare(request, kind: kind, uploadBody: uploadBody)
+        guard let handlerType = session.resolver.handlerClass(for: prepared) else {
+            let scheme = prepared.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
+            complete(error: URLError(.unsupportedURL, url: prepared.url,
+                                     description: "No handler is registered for the URL scheme \(scheme)."),
+                     generation: nil)
+            return
+        }
+        let timeouts = session.timeouts(for: prepared)
+        let generation: Int? = lock.withLock {
+            switch core.phase {
+            case .preparing, .loading: break
+            case .idle, .finishing, .done: return nil
+            }
+            core.generation += 1
+            core.currentRequest = prepared
+            core.resumedAtOffset = nil
+            core.lastActivity = monotonicNanoseconds()
+            core.requestTimeout = timeouts.request
+            core.resourceTimeout = timeouts.resource
+            core.metrics.loadStarted(request: prepared)
+            return core.generation
+        }
+        guard let generation else { return }
+        let client = TaskProtocolClient(task: self, generation: generation)
+        let instance = handlerType.init(task: self, cachedResponse: nil, client: client)
+        let load = ActiveLoad(instance: instance,
+                              queue: DispatchQueue(label: "courier.handler", target: DispatchQueue.global()),
+                              generation: generation)
+        let started: Bool = lock.withLock {
+            guard core.generation == generation else { return false }
+            switch core.phase {
+            case .preparing, .loading:
+                core.phase = .loading(load)
+                return true
+            case .idle, .finishing, .done:
+                return false
+            }
+        }
+        guard started else { return }
+        session.taskDidStartLoading(self)
+        load.perform { $0.startLoading() }
+    }
+
+    /// A handler reported a redirect: stop it, ask the delegate, then follow or stop.
+    func handleRedirect(to request: URLRequest, response: URLResponse, generation: Int) {
+        guard let session, let pipeline else { return }
+        let outcome: (ActiveLoad, Int)? = lock.withLock {
+            guard case .loading(let load) = core.phase, load.generation == generation else { return nil }
+            core.generation += 1
+            core.redirectCount += 1
+            core.phase = .preparing
+            core.metrics.loadFinished(response: response)
+            return (load, core.redirectCount)
+        }
+        guard let (oldLoad, count) = outcome else { return }
+        oldLoad.stop()
+        guard count <= URLSession.maximumRedirects else {
+            complete(error: URLError(.httpTooManyRedirects, url: response.url ?? request.url,
+                                     description: "More than \(URLSession.maximumRedirects) redirects."),
+                     generation: nil)
+            return
+        }
+        let boxes = UncheckedSendable((request, response))
+        pipeline.enqueueAwaiting { [self] resume in
+            let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
+                if let next {
+                    startLoad(next)
+                } else {
+                    finishWithResponse(boxes.value.1)
+                }
+                resume()
+            }
+            if let http = response as? HTTPURLResponse, let delegate = taskDelegate {
+                delegate.urlSession(session, task: self, willPerformHTTPRedirection: http,
+                                    newRequest: boxes.value.0, completionHandler: proceed)
+            } else {
+                proceed(boxes.value.0)
+            }
+        }
+    }
+
+    /// The delegate refused a redirect: its response becomes the task's final response.
+    private func finishWithResponse(_ response: URLResponse) {
+        handleResponse(response, generation: nil)
+        complete(error: nil, generation: nil)
+    }
+}

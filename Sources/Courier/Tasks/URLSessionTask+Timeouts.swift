@@ -1,0 +1,33 @@
+import Foundation
+
+// Timeouts, checked by the session's monitor: `timeoutIntervalForRequest` is the longest silence
+// from the handler, `timeoutIntervalForResource` the longest whole load.
+extension URLSessionTask {
+    /// Whether the task is loading, so the monitor should keep watching it.
+    var isLoading: Bool {
+        lock.withLock {
+            if case .loading = core.phase { return true }
+            return false
+        }
+    }
+
+    /// Fails the task with `timedOut` if a timeout has passed at `now` (monotonic nanoseconds).
+    func checkTimeouts(now: UInt64) {
+        let expired: (Int, String)? = lock.withLock {
+            guard core.state == .running, case .loading(let load) = core.phase else { return nil }
+            if core.requestTimeout > 0, now > core.lastActivity, now - core.lastActivity > core.requestTimeout {
+                return (load.generation, "The request timed out: nothing arrived for \(Self.seconds(core.requestTimeout)) s.")
+            }
+            if core.resourceTimeout > 0, now > core.loadStarted, now - core.loadStarted > core.resourceTimeout {
+                return (load.generation, "The resource timed out after \(Self.seconds(core.resourceTimeout)) s.")
+            }
+            return nil
+        }
+        guard let (generation, message) = expired else { return }
+        complete(error: URLError(.timedOut, url: currentRequest?.url, description: message), generation: generation)
+    }
+
+    private static func seconds(_ nanoseconds: UInt64) -> String {
+        String(format: "%.3g", Double(nanoseconds) / 1e9)
+    }
+}

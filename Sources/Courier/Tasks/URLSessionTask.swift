@@ -1,0 +1,191 @@
+import Foundation
+
+/// One unit of work in a session: loading a URL into memory, uploading a body, or downloading to a
+/// file.
+///
+/// Tasks are created suspended by a ``URLSession``; call ``resume()`` to start one. A task reports to
+/// its completion handler or to its delegate on the session's delegate queue, ending with exactly one
+/// completion, after which nothing more arrives. All methods are safe to call from any thread.
+open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
+    /// The session that created the task; `nil` for a task created with `init()`.
+    let session: URLSession?
+    let identifier: Int
+    let initialRequest: URLRequest?
+    let kind: TaskKind
+    let completion: TaskCompletion
+    let uploadBody: UploadBody
+    /// Resume data the task was created from, or the error decoding it gave.
+    let resumeSource: Result<DownloadResumeData, URLError>?
+    /// Why the task may not run at all (it was created on an invalidated session).
+    let creationFailure: URLError?
+    let pipeline: TaskEventPipeline?
+    let lock = Lock()
+    var core = TaskCore()
+
+    /// Creates a task that belongs to no session; resuming it does nothing. Sessions create real
+    /// tasks.
+    public override init() {
+        session = nil
+        identifier = 0
+        initialRequest = nil
+        kind = .data
+        completion = .delegate
+        uploadBody = .none
+        resumeSource = nil
+        creationFailure = nil
+        pipeline = nil
+        super.init()
+    }
+
+    init(session: URLSession, identifier: Int, request: URLRequest?, kind: TaskKind,
+         completion: TaskCompletion, uploadBody: UploadBody = .none,
+         resumeSource: Result<DownloadResumeData, URLError>? = nil, creationFailure: URLError? = nil) {
+        self.session = session
+        self.identifier = identifier
+        self.initialRequest = request
+        self.kind = kind
+        self.completion = completion
+        self.uploadBody = uploadBody
+        self.resumeSource = resumeSource
+        self.creationFailure = creationFailure
+        let box = WeakTaskBox()
+        self.pipeline = TaskEventPipeline(queue: session.delegateQueue) { pending in
+            box.task?.pipelineDrained(pendingBytes: pending)
+        }
+        super.init()
+        box.task = self
+        core.currentRequest = request
+        if let length = uploadBody.knownLength { core.bytesExpectedToSend = length }
+    }
+
+    /// A task is its own copy: copying returns the same object, as Apple documents.
+    open override func copy() -> Any { self }
+
+    /// A task is its own copy.
+    open func copy(with zone: NSZone?) -> Any { self }
+
+    // MARK: - Identity and requests
+
+    /// A number identifying the task, unique within its session.
+    open var taskIdentifier: Int { identifier }
+
+    /// The request the task was created with (for a task created from resume data, the request
+    /// being resumed).
+    open var originalRequest: URLRequest? { initialRequest }
+
+    /// The request being loaded now; differs from ``originalRequest`` after a redirect.
+    open var currentRequest: URLRequest? { lock.withLock { core.currentRequest } }
+
+    /// The response, once the server (or handler) has sent one.
+    open var response: URLResponse? { lock.withLock { core.response } }
+
+    /// A description of the task for the app's own use.
+    open var taskDescription: String? {
+        get { lock.withLock { core.taskDescription } }
+        set { lock.withLock { core.taskDescription = newValue } }
+    }
+
+    /// A delegate for this task alone. Task-level messages go to it instead of the session's
+    /// delegate; the session keeps it until the task completes.
+    open var delegate: (any URLSessionTaskDelegate)? {
+        get { lock.withLock { core.delegate } }
+        set { lock.withLock { core.delegate = newValue } }
+    }
+
+    // MARK: - Progress counters
+
+    /// Body bytes received so far (after content decoding).
+    open var countOfBytesReceived: Int64 { lock.withLock { core.bytesReceived } }
+    /// Body bytes sent so far.
+    open var countOfBytesSent: Int64 { lock.withLock { core.bytesSent } }
+    /// The body length to send, or `NSURLSessionTransferSizeUnknown`.
+    open var countOfBytesExpectedToSend: Int64 { lock.withLock { core.bytesExpectedToSend } }
+    /// The body length expected, from the response, or `NSURLSessionTransferSizeUnknown`.
+    open var countOfBytesExpectedToReceive: Int64 { lock.withLock { core.bytesExpectedToReceive } }
+
+    /// The app's estimate of the bytes it will receive; informational.
+    open var countOfBytesClientExpectsToReceive: Int64 {
+        get { lock.withLock { core.clientExpectsToReceive } }
+        set { lock.withLock { core.clientExpectsToReceive = newValue } }
+    }
+
+    /// The app's estimate of the bytes it will send; informational.
+    open var countOfBytesClientExpectsToSend: Int64 {
+        get { lock.withLock { core.clientExpectsToSend } }
+        set { lock.withLock { core.clientExpectsToSend = newValue } }
+    }
+
+    /// The task's progress: total and completed units are body bytes. Created on first use, so tasks
+    /// nobody watches pay nothing for it.
+    open var progress: Progress {
+        lock.withLock {
+            if let existing = core.progress { return existing }
+            let created = Progress(totalUnitCount: max(core.bytesExpectedToReceive, 0))
+            created.completedUnitCount = core.bytesReceived
+            if case .done = core.phase { created.totalUnitCount = max(core.bytesReceived, 1); created.completedUnitCount = created.totalUnitCount }
+            core.progress = created
+            return created
+        }
+    }
+
+    /// When a background session may start the task; Courier has no background sessions, so it has
+    /// no effect, as on Apple's platforms for other sessions.
+    open var earliestBeginDate: Date? {
+        get { lock.withLock { core.earliestBeginDate } }
+        set { lock.withLock { core.earliestBeginDate = newValue } }
+    }
+
+    /// A hint, from 0.0 to 1.0, of how the task should be prioritised against the session's others.
+    open var priority: Float {
+        get { lock.withLock { core.priority } }
+        set { lock.withLock { core.priority = min(max(newValue, 0), 1) } }
+    }
+
+    // MARK: - State
+
+    /// Where the task is: suspended, running, canceling, completed.
+    open var state: URLSessionTask.State { lock.withLock { core.state } }
+
+    /// The error the task completed with; `nil` while it runs or after success.
+    open var error: (any Error)? { lock.withLock { core.error } }
+
+    /// Starts the task, or continues it after ``suspend()``.
+    open func resume() { resumeTask() }
+
+    /// Pauses the task: no callbacks arrive, and built-in handlers stop reading, until ``resume()``.
+    open func suspend() { suspendTask() }
+
+    /// Cancels the task. It completes with `URLError.cancelled` (also when it was never resumed);
+    /// cancelling a completed task does nothing.
+    open func cancel() { cancelTask(producingResumeData: nil) }
+}
+
+extension URLSessionTask {
+    /// The states a task passes through.
+    public enum State: Int, Sendable {
+        /// Loading.
+        case running
+        /// Created and not yet resumed, or paused by `suspend()`.
+        case suspended
+        /// `cancel()` was called; the completion is on its way.
+        case canceling
+        /// Finished, failed or cancelled; nothing more happens.
+        case completed
+    }
+}
+
+extension URLSessionTask: ProgressReporting {}
+
+extension URLSessionTask {
+    /// The priority tasks get by default (0.5).
+    public static let defaultPriority: Float = 0.5
+    /// A low priority (0.25).
+    public static let lowPriority: Float = 0.25
+    /// A high priority (0.75).
+    public static let highPriority: Float = 0.75
+}
+
+/// A weak reference to a task, for closures the task itself owns.
+final class WeakTaskBox: @unchecked Sendable {
+    weak var task: URLSessionTask?
+}

@@ -1,0 +1,354 @@
+import Foundation
+import Testing
+
+@testable import CourierTool
+
+// These tests run the built `courier` binary as a subprocess, the way a person or a script uses it.
+// `swift build` (and `swift test`, which builds every product first) puts it next to the test bundle;
+// COURIER_BINARY overrides the location.
+
+/// What one run of `courier` produced.
+struct ToolRun: Sendable {
+    let status: Int32
+    let stdout: Data
+    let stderr: String
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+enum CourierBinary {
+    /// The `courier` executable this test run uses, or nil when it has not been built.
+    static let url: URL? = {
+        let manager = FileManager.default
+        if let override = ProcessInfo.processInfo.environment["COURIER_BINARY"] {
+            return manager.isExecutableFile(atPath: override) ? URL(fileURLWithPath: override) : nil
+        }
+        var directories: [URL] = []
+        if let executable = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent())
+        }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        if let argument = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: argument).deletingLastPathComponent())
+        }
+        // Inside an .xctest bundle directory the products directory is a few levels up.
+        var candidates: [URL] = []
+        for directory in directories {
+            var current = directory.standardizedFileURL
+            for _ in 0..<4 {
+                candidates.append(current.appendingPathComponent("courier"))
+                current = current.deletingLastPathComponent()
+            }
+        }
+        return candidates.first { url in
+            var isDirectory: ObjCBool = false
+            return manager.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                && manager.isExecutableFile(atPath: url.path)
+        }
+    }()
+
+    /// Runs `courier` with `arguments`; kills it and fails the test if it takes longer than `limit`.
+    static func run(_ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(60))
+        async throws -> ToolRun
+    {
+        let binary = try #require(url, "courier binary not found next to the test bundle: run `swift build` first")
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let outURL = scratch.url.appendingPathComponent("stdout")
+        let errURL = scratch.url.appendingPathComponent("stderr")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        try process.run()
+        try? outHandle.close()
+        try? errHandle.close()
+
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if process.isRunning {
+            process.terminate()
+            let killDeadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning, ContinuousClock.now < killDeadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            Issue.record("courier \(arguments.joined(separator: " ")) did not finish within \(limit)")
+        }
+        process.waitUntilExit()
+        return ToolRun(
+            status: process.terminationStatus,
+            stdout: try Data(contentsOf: outURL),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+/// A fresh temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-tool-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// The names in the directory, sorted.
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Bytes that are not text, so a lossy conversion would show.
+func patternBytes(_ count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 251) })
+}
+
+@Suite("courier command-line tool")
+struct CourierToolTests {
+    // MARK: bodies on standard output
+
+    @Test func dataURLBodyGoesToStandardOutput() async throws {
+        let run = try await CourierBinary.run(["data:,Hello%2C%20World%21"])
+        #expect(run.status == 0)
+        #expect(run.stdoutText == "Hello, World!")
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test func base64DataURLGivesItsExactBytes() async throws {
+        let base64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+        let run = try await CourierBinary.run(["data:image/png;base64," + base64])
+        #expect(run.status == 0)
+        #expect(run.stdout == Data(base64Encoded: base64))
+    }
+
+    @Test func fileURLBodyIsCopiedByteForByte() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bytes = patternBytes(3 << 20 + 17)
+        try bytes.write(to: directory.file("input.bin"))
+        let run = try await CourierBinary.run([directory.file("input.bin").absoluteString])
+        #expect(run.status == 0)
+        #expect(run.stdout == bytes)
+    }
+
+    @Test func severalURLsGoToStandardOutputInOrder() async throws {
+        let run = try await CourierBinary.run(["data:,one-", "data:,two-", "data:,three"])
+        #expect(run.status == 0)
+        #expect(run.stdoutText == "one-two-three")
+    }
+
+    // MARK: -o
+
+    @Test func outputOptionWritesTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bytes = patternBytes(1 << 20)
+        try bytes.write(to: directory.file("input.bin"))
+        let target = directory.file("copy.bin")
+        let run = try await CourierBinary.run(["-o", target.path, directory.file("input.bin").absoluteString])
+        #expect(run.status == 0)
+        #expect(run.stdout.isEmpty)
+        #expect(try Data(contentsOf: target) == bytes)
+        #expect(try directory.contents() == ["copy.bin", "input.bin"])
+    }
+
+    @Test func failedLoadLeavesTheOutputTargetUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.file("keep.txt")
+        try Data("previous content".utf8).write(to: target)
+        let run = try await CourierBinary.run(["-o", target.path, directory.file("missing.txt").absoluteString])
+        #expect(run.status == ToolExit.notFound.rawValue)
+        #expect(try String(contentsOf: target, encoding: .utf8) == "previous content")
+        #expect(try directory.contents() == ["keep.txt"], "no temporary file may be left behind")
+
+        let fresh = directory.file("fresh.txt")
+        let second = try await CourierBinary.run(["-o", fresh.path, "data:text/plain;base64"])
+        #expect(second.status == ToolExit.badURL.rawValue)
+        #expect(try directory.contents() == ["keep.txt"])
+    }
+
+    @Test func outputIntoMissingDirectoryFails() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = try await CourierBinary.run(["-o", directory.file("no/such/dir/out.txt").path, "data:,x"])
+        #expect(run.status == ToolExit.notFound.rawValue)
+        #expect(run.stderr.contains("(cannotCreateFile)"))
+    }
+
+    @Test func outputWithSeveralURLsNamesADirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data("file body".utf8).write(to: directory.file("page.txt"))
+        let target = directory.file("downloads")
+        let run = try await CourierBinary.run([
+            "-o", target.path, "data:,first", directory.file("page.txt").absoluteString, "data:,third",
+        ])
+        #expect(run.status == 0)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
+        #expect(saved == ["data-1", "data-3", "page.txt"])
+        #expect(try String(contentsOf: target.appendingPathComponent("data-1"), encoding: .utf8) == "first")
+        #expect(try String(contentsOf: target.appendingPathComponent("page.txt"), encoding: .utf8) == "file body")
+    }
+
+    // MARK: -i and -v
+
+    @Test func includePrintsHeadersBeforeTheBody() async throws {
+        let run = try await CourierBinary.run(["-i", "data:text/plain;charset=utf-8,caf%C3%A9"])
+        #expect(run.status == 0)
+        #expect(run.stdoutText == "Content-Type: text/plain; charset=utf-8\nContent-Length: 5\n\ncafé")
+    }
+
+    @Test func verboseTracesRequestAndResponseOnStandardError() async throws {
+        let run = try await CourierBinary.run(["-v", "-H", "X-Trace: on", "data:text/plain,hi"])
+        #expect(run.status == 0)
+        #expect(run.stdoutText == "hi")
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains("> GET data:text/plain,hi"))
+        #expect(lines.contains("> X-Trace: on"))
+        #expect(lines.contains("< Content-Type: text/plain"))
+    }
+
+    // MARK: exit codes and diagnostics
+
+    @Test func malformedDataURLIsBadURL() async throws {
+        let run = try await CourierBinary.run(["data:text/plain;base64"])
+        #expect(run.status == ToolExit.badURL.rawValue)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("courier: data:text/plain;base64: "))
+        #expect(run.stderr.hasSuffix("(badURL)\n"))
+    }
+
+    @Test func urlWithoutSchemeIsBadURL() async throws {
+        let run = try await CourierBinary.run(["just-a-word"])
+        #expect(run.status == ToolExit.badURL.rawValue)
+        #expect(run.stderr.hasSuffix("(badURL)\n"))
+    }
+
+    @Test func missingFileIsNotFound() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("absent.txt").absoluteString
+        let run = try await CourierBinary.run([url])
+        #expect(run.status == ToolExit.notFound.rawValue)
+        #expect(run.stderr.hasPrefix("courier: \(url): "))
+        #expect(run.stderr.hasSuffix("(fileDoesNotExist)\n"))
+    }
+
+    @Test func unknownSchemeIsUnsupportedURL() async throws {
+        let run = try await CourierBinary.run(["nosuchscheme://example.invalid/x"])
+        #expect(run.status == ToolExit.badURL.rawValue)
+        #expect(run.stderr.hasSuffix("(unsupportedURL)\n"))
+    }
+
+    @Test func firstFailureDecidesTheStatusAndTheRestStillRun() async throws {
+        let run = try await CourierBinary.run(["nosuchscheme://x", "data:,after", "data:text/plain;base64"])
+        #expect(run.status == ToolExit.badURL.rawValue)
+        #expect(run.stdoutText == "after")
+        #expect(run.stderr.split(separator: "\n").count == 2)
+    }
+
+    @Test(arguments: [["-H", "no colon here", "data:,x"], ["--no-such-option"], ["-m", "0", "data:,x"], ["-o", "x"]])
+    func commandLineMistakesExitWithUsage(arguments: [String]) async throws {
+        let run = try await CourierBinary.run(arguments)
+        #expect(run.status == ToolExit.usage.rawValue)
+        #expect(!run.stderr.isEmpty)
+    }
+
+    @Test func helpDocumentsEveryExitStatus() async throws {
+        let run = try await CourierBinary.run(["--help"])
+        #expect(run.status == 0)
+        for code in ToolExit.allCases {
+            #expect(run.stdoutText.contains("  \(code.rawValue) "), "exit status \(code.rawValue) missing from --help")
+        }
+    }
+
+    // MARK: embedded default
+
+    @Test func embeddedDefaultRunMatchesEveryExpectation() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let run = try await CourierBinary.run([], environment: ["TMPDIR": temporary.url.path])
+        #expect(run.status == 0, "default run output:\n\(run.stdoutText)\(run.stderr)")
+        let lines = run.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.count == DefaultRun.checks.count + 1)
+        #expect(lines.last?.contains(" 0 unexpected") == true)
+        #expect(!lines.contains { $0.contains("UNEXPECTED") })
+        #expect(try temporary.contents().isEmpty, "the default run must remove its temporary directory")
+    }
+}
+
+// Unit tests of the tool's pure pieces, through `@testable import CourierTool`.
+@Suite("courier internals")
+struct CourierToolUnitTests {
+    @Test func everyCatalogNameIsUniqueAndNamesItsCode() {
+        let names = URLErrorCatalog.entries.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(Set(URLErrorCatalog.entries.map(\.code.rawValue)).count == names.count)
+        #expect(URLErrorCatalog.name(of: .badURL) == "badURL")
+        #expect(URLErrorCatalog.name(of: .fileDoesNotExist) == "fileDoesNotExist")
+        #expect(URLErrorCatalog.code(named: "timedOut") == .timedOut)
+    }
+
+    @Test func errorCodesMapToTheirExitStatus() {
+        #expect(URLErrorCatalog.exit(for: .badURL) == .badURL)
+        #expect(URLErrorCatalog.exit(for: .unsupportedURL) == .badURL)
+        #expect(URLErrorCatalog.exit(for: .fileDoesNotExist) == .notFound)
+        #expect(URLErrorCatalog.exit(for: .noPermissionsToReadFile) == .permissionDenied)
+        #expect(URLErrorCatalog.exit(for: .cannotConnectToHost) == .connection)
+        #expect(URLErrorCatalog.exit(for: .timedOut) == .timedOut)
+        #expect(URLErrorCatalog.exit(for: .cancelled) == .cancelled)
+        #expect(URLErrorCatalog.exit(for: .serverCertificateUntrusted) == .security)
+        #expect(URLErrorCatalog.exit(for: .badServerResponse) == .serverError)
+        #expect(URLErrorCatalog.exit(for: URLError.Code(rawValue: -123_456) ?? .unknown) == .other)
+    }
+
+    @Test func longURLsAreShortenedInTheMiddle() {
+        let long = "file:///tmp/" + String(repeating: "a", count: 80) + "/end.txt"
+        let short = DefaultRunner.shorten(long, to: 60)
+        #expect(short.count == 60)
+        #expect(short.hasPrefix("file:///tmp/"))
+        #expect(short.hasSuffix("/end.txt"))
+        #expect(DefaultRunner.shorten("data:,x", to: 60) == "data:,x")
+    }
+
+    @Test func headersParseAsNameColonValue() {
+        #expect(RequestOptions.parseHeader("Accept: text/html") == .init(name: "Accept", value: "text/html"))
+        #expect(RequestOptions.parseHeader("X-Empty:") == .init(name: "X-Empty", value: ""))
+        #expect(RequestOptions.parseHeader("no colon") == nil)
+        #expect(RequestOptions.parseHeader(": value") == nil)
+    }
+
+    @Test func directoryFileNamesComeFromTheURL() throws {
+        let page = try #require(URL(string: "file:///srv/site/page.html"))
+        #expect(OutputDestination.fileName(for: page, position: 1, used: []) == "page.html")
+        #expect(OutputDestination.fileName(for: page, position: 4, used: ["page.html"]) == "page.html-4")
+        let data = try #require(URL(string: "data:,x"))
+        #expect(OutputDestination.fileName(for: data, position: 2, used: []) == "data-2")
+    }
+
+    @Test func theDefaultListHasEveryKindOfCheck() {
+        let urls = DefaultRun.checks.map(\.url)
+        #expect(urls.filter { $0.hasPrefix("data:") }.count >= 5)
+        #expect(urls.filter { $0.hasPrefix("{files}/") }.count >= 4)
+        #expect(DefaultRun.checks.contains { if case .failure(.unsupportedURL) = $0.expect { true } else { false } })
+        #expect(DefaultRun.checks.contains { if case .failure(.badURL) = $0.expect { true } else { false } })
+    }
+}
