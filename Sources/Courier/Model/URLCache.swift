@@ -145,11 +145,12 @@ open class URLCache: NSObject, @unchecked Sendable {
         guard policy != .notAllowed else { return }
         let now = Date()
         state.withLock { Self.insert(cachedResponse, key: key, storedAt: now, into: &$0) }
-        if policy == .allowed, diskStore.capacity > 0 {
+        guard diskStore.capacity > 0 else { return }
+        if policy == .allowed {
             diskStore.store(URLCacheDiskEntry(key: key, response: cachedResponse.response, data: cachedResponse.data,
                                               storagePolicy: policy, storedAt: now))
         } else {
-            diskStore.removeEntry(forKey: key)
+            diskStore.removeEntry(forKey: key) // a memory-only response replaces any disk copy
         }
     }
 

@@ -164,11 +164,11 @@ final class URLCacheDiskStore: Sendable {
         }
     }
 
-    /// Deletes one file and forgets it.
+    /// Deletes one indexed file and forgets it (the index is authoritative once loaded, so
+    /// unknown names cost no file-system call).
     private func remove(_ name: String, from state: inout State) {
-        if let entry = state.index.removeValue(forKey: name) {
-            state.usage -= entry.size
-        }
+        guard let entry = state.index.removeValue(forKey: name) else { return }
+        state.usage -= entry.size
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
     }
 
