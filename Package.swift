@@ -26,6 +26,12 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Runs the built `courier` binary as a subprocess; `@testable import CourierTool` for its pieces.
+        .testTarget(
+            name: "CourierToolTests",
+            dependencies: ["CourierTool"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier"],

@@ -42,8 +42,8 @@ enum DefaultRun {
         DefaultCheck("data:text/plain;charset=utf-8,caf%C3%A9", .success(mime: "text/plain", bytes: 5, charset: "utf-8")),
         DefaultCheck("data:text/plain;base64", .failure(.badURL)),
         // file: URLs, on files the run writes into its temporary directory
-        DefaultCheck("{files}/hello.txt", .success(bytes: Int64(DefaultFixtures.helloText.utf8.count))),
-        DefaultCheck("{files}/large.bin", .success(bytes: largeFileSize)),
+        DefaultCheck("{files}/hello.txt", .success(mime: "text/plain", bytes: Int64(DefaultFixtures.helloText.utf8.count))),
+        DefaultCheck("{files}/large.bin", .success(mime: "application/octet-stream", bytes: largeFileSize)),
         DefaultCheck("{files}/missing.txt", .failure(.fileDoesNotExist)),
         DefaultCheck("{files}/folder/", .failure(.fileIsDirectory)),
         // schemes no handler serves

@@ -106,7 +106,7 @@ enum DefaultRunner {
         let mime = result.outcome.response?.mimeType ?? "-"
         let verdict = result.mismatch.map { "UNEXPECTED: \($0)" } ?? "as expected"
         return pad(shorten(result.url, to: urlWidth), urlWidth) + "  " + pad(status, 16) + " "
-            + leftPad(String(result.outcome.bytes), 10) + "  " + pad(mime, 12) + " "
+            + leftPad(String(result.outcome.bytes), 10) + "  " + pad(mime, 24) + " "
             + leftPad(String(result.milliseconds), 6) + " ms  " + verdict
     }
 

@@ -9,6 +9,7 @@
 //   latency        [--count N]                create+resume+complete latency of one data: task
 //   file-data      --file PATH                file: URL fetched by a data task (MB/s, peak RSS)
 //   file-download  --file PATH                file: URL fetched by a download task (MB/s, peak RSS)
+//   file-read      --file PATH                reference: the file read by Data(contentsOf:)
 //   info                                      which implementation this binary uses
 // Common option: --timeout SECONDS (default 300): a measurement that has not finished by then
 // reports "timeout" instead of hanging.
@@ -78,6 +79,12 @@ func statusField(_ field: String) -> Int {
 func describe(_ error: any Error) -> String {
     let ns = error as NSError
     return "\(ns.domain) \(ns.code): \(ns.localizedDescription)"
+}
+
+/// True for URLError.unsupportedURL (NSURLErrorDomain -1002): the implementation has no protocol
+/// for the scheme. Any other error is a failure, not a missing feature.
+func isUnsupportedURL(_ message: String) -> Bool {
+    message.hasPrefix("\(NSURLErrorDomain) \(NSURLErrorUnsupportedURL):")
 }
 
 /// Thread-safe tallies filled in by completion handlers and delegate callbacks.
@@ -295,11 +302,13 @@ func benchFileData(path: String, timeout: Double) {
     }
     let s = tally.snapshot
     if s.failed > 0 {
-        // swift-corelibs-foundation has no file: protocol for URLSession: it answers with an error.
+        // swift-corelibs-foundation has no file: protocol for URLSession: it answers with
+        // URLError.unsupportedURL, reported as "unsupported"; any other error as "failed".
         note("the data task failed: \(s.firstError ?? "?")")
-        result("file_data_mbps", "unsupported", "MB/s")
-        result("file_data_peak_rss", "unsupported", "bytes")
-        result("file_data_rss_ratio", "unsupported", "x")
+        let verdict = isUnsupportedURL(s.firstError ?? "") ? "unsupported" : "failed"
+        result("file_data_mbps", verdict, "MB/s")
+        result("file_data_peak_rss", verdict, "bytes")
+        result("file_data_rss_ratio", verdict, "x")
         return
     }
     if s.bytes != size {
@@ -315,6 +324,39 @@ func benchFileData(path: String, timeout: Double) {
     result("file_data_baseline_rss", "\(baseline)", "bytes")
     result("file_data_peak_rss", "\(peak)", "bytes")
     result("file_data_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+}
+
+/// A reference point, not a URLSession measurement: the same file read into memory with
+/// `Data(contentsOf:)` (one allocation of the file's size, then read(2) into it). It shows what a
+/// data task's in-memory body costs without any loading system around it.
+func benchFileRead(path: String) {
+    guard let size = fileSize(path), size > 0 else {
+        note("cannot read the size of \(path)")
+        result("file_read_mbps", "failed", "MB/s")
+        return
+    }
+    let baseline = currentRSS()
+    let start = now()
+    let data: Data
+    do {
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        note("reading the file failed: \(describe(error))")
+        result("file_read_mbps", "failed", "MB/s")
+        return
+    }
+    let seconds = Double(now() - start) / 1e9
+    guard data.count == size else {
+        note("read \(data.count) bytes, the file has \(size)")
+        result("file_read_mbps", "failed", "MB/s")
+        return
+    }
+    let peak = peakRSS()
+    result("file_read_mbps", Double(size) / seconds / 1e6, "MB/s")
+    result("file_read_seconds", seconds, "s", decimals: 3)
+    result("file_read_baseline_rss", "\(baseline)", "bytes")
+    result("file_read_peak_rss", "\(peak)", "bytes")
+    result("file_read_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
 }
 
 /// The download delegate: checks the size of the temporary file and moves it out of the way, as an
@@ -384,9 +426,10 @@ func benchFileDownload(path: String, timeout: Double) {
     let s = probe.tally.snapshot
     if s.failed > 0 {
         note("the download task failed: \(s.firstError ?? "?")")
-        result("file_download_mbps", "unsupported", "MB/s")
-        result("file_download_peak_rss", "unsupported", "bytes")
-        result("file_download_rss_ratio", "unsupported", "x")
+        let verdict = isUnsupportedURL(s.firstError ?? "") ? "unsupported" : "failed"
+        result("file_download_mbps", verdict, "MB/s")
+        result("file_download_peak_rss", verdict, "bytes")
+        result("file_download_rss_ratio", verdict, "x")
         return
     }
     if let problem = s.firstError {
@@ -419,6 +462,7 @@ struct Bench {
           latency        [--count N (2000)]
           file-data      --file PATH
           file-download  --file PATH
+          file-read      --file PATH   (reference: Data(contentsOf:), no URLSession)
           info
         every measurement also takes --timeout SECONDS (300)
         """
@@ -435,13 +479,15 @@ struct Bench {
             benchDataTasks(count: options.count ?? 20_000, window: options.window, timeout: options.timeout)
         case "latency":
             benchLatency(count: options.count ?? 2_000, timeout: options.timeout)
-        case "file-data", "file-download":
+        case "file-data", "file-download", "file-read":
             guard let file = options.file else {
                 FileHandle.standardError.write(Data((usage + "\n").utf8))
                 exit(2)
             }
             if options.command == "file-data" {
                 benchFileData(path: file, timeout: options.timeout)
+            } else if options.command == "file-read" {
+                benchFileRead(path: file)
             } else {
                 benchFileDownload(path: file, timeout: options.timeout)
             }

@@ -237,6 +237,36 @@ open class URLCache: NSObject, @unchecked Sendable {
     open var currentDiskUsage: Int {
         diskStore.currentUsage
     }
+
+    // Declared here rather than in an extension so that subclasses can override them, as with
+    // Apple's; the implementations live with the tasks, in `Tasks/URLCache+Tasks.swift`.
+
+    /// Stores a response as the answer to a data task's current request (the request after
+    /// redirects). Does nothing when the task has no current request.
+    ///
+    /// - Parameters:
+    ///   - cachedResponse: The response and body to store.
+    ///   - dataTask: The task whose current request the response answers.
+    open func storeCachedResponse(_ cachedResponse: CachedURLResponse, for dataTask: URLSessionDataTask) {
+        storeCachedResponse(cachedResponse, forRequestOf: dataTask)
+    }
+
+    /// Looks up the cached response to a data task's current request and passes it, or `nil`, to
+    /// `completionHandler` on a background queue.
+    ///
+    /// - Parameters:
+    ///   - dataTask: The task whose current request is looked up.
+    ///   - completionHandler: Called once with the response.
+    open func getCachedResponse(for dataTask: URLSessionDataTask, completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        getCachedResponse(forRequestOf: dataTask, completionHandler: completionHandler)
+    }
+
+    /// Removes the cached response to a data task's current request, from memory and disk.
+    ///
+    /// - Parameter dataTask: The task whose current request's response should be forgotten.
+    open func removeCachedResponse(for dataTask: URLSessionDataTask) {
+        removeCachedResponse(forRequestOf: dataTask)
+    }
 }
 
 extension URLCache {

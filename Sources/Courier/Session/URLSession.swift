@@ -11,8 +11,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     static let maximumRedirects = 16
 
     private let storedConfiguration: URLSessionConfiguration
-    /// The operation queue delegate calls and completion handlers run on.
-    public let delegateQueue: OperationQueue
+    private let storedDelegateQueue: OperationQueue
     /// How requests find their handler.
     let resolver: ProtocolResolver
     /// Settings read on every task, captured once.
@@ -30,35 +29,73 @@ open class URLSession: NSObject, @unchecked Sendable {
     private static let sharedSession = URLSession(configuration: .default, delegate: nil, delegateQueue: nil, isShared: true)
 
     /// A session with `configuration` and no delegate.
-    public convenience init(configuration: URLSessionConfiguration) {
-        self.init(configuration: configuration, delegate: nil, delegateQueue: nil)
+    public init(configuration: URLSessionConfiguration) {
+        let setup = Setup(configuration: configuration, delegateQueue: nil)
+        storedConfiguration = setup.configuration
+        storedDelegateQueue = setup.delegateQueue
+        currentDelegate = nil
+        settings = setup.settings
+        resolver = setup.resolver
+        isShared = false
+        super.init()
+        timeoutMonitor.session = self
     }
 
     /// A session with `configuration`, reporting to `delegate` on `queue` (a new serial queue when
     /// `nil`).
-    public convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?) {
-        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false)
+    public init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?) {
+        let setup = Setup(configuration: configuration, delegateQueue: queue)
+        storedConfiguration = setup.configuration
+        storedDelegateQueue = setup.delegateQueue
+        currentDelegate = delegate
+        settings = setup.settings
+        resolver = setup.resolver
+        isShared = false
+        super.init()
+        timeoutMonitor.session = self
     }
 
+    /// The shared session's initializer: like the public ones, and marked as not invalidatable.
     private init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?, isShared: Bool) {
-        let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.default
-        storedConfiguration = copy
-        if let queue {
-            delegateQueue = queue
-        } else {
-            let serial = OperationQueue()
-            serial.maxConcurrentOperationCount = 1
-            serial.name = "Courier.URLSession.delegateQueue"
-            delegateQueue = serial
-        }
+        let setup = Setup(configuration: configuration, delegateQueue: queue)
+        storedConfiguration = setup.configuration
+        storedDelegateQueue = setup.delegateQueue
         currentDelegate = delegate
-        settings = SessionSettings(copy)
-        resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
-                                    builtIns: BuiltInHandlers.table)
+        settings = setup.settings
+        resolver = setup.resolver
         self.isShared = isShared
         super.init()
         timeoutMonitor.session = self
     }
+
+    /// What every initializer derives from its arguments. The public initializers are designated
+    /// (as Apple's are, so subclasses can call them), hence this shared helper instead of
+    /// delegating to one another.
+    private struct Setup {
+        let configuration: URLSessionConfiguration
+        let delegateQueue: OperationQueue
+        let settings: SessionSettings
+        let resolver: ProtocolResolver
+
+        init(configuration: URLSessionConfiguration, delegateQueue queue: OperationQueue?) {
+            let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.default
+            self.configuration = copy
+            if let queue {
+                delegateQueue = queue
+            } else {
+                let serial = OperationQueue()
+                serial.maxConcurrentOperationCount = 1
+                serial.name = "Courier.URLSession.delegateQueue"
+                delegateQueue = serial
+            }
+            settings = SessionSettings(copy)
+            resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
+                                        builtIns: BuiltInHandlers.table)
+        }
+    }
+
+    /// The operation queue delegate calls and completion handlers run on.
+    open var delegateQueue: OperationQueue { storedDelegateQueue }
 
     /// The session's delegate; `nil` once the session has been invalidated.
     open var delegate: (any URLSessionDelegate)? { lock.withLock { currentDelegate } }

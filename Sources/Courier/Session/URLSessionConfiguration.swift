@@ -38,8 +38,9 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
 
     /// A configuration like ``default``. Prefer ``default``.
     @available(*, deprecated, renamed: "URLSessionConfiguration.default", message: "Use .default instead.")
-    public override convenience init() {
-        self.init(settings: URLSessionConfiguration.defaultSettings())
+    public override init() {
+        settings = URLSessionConfiguration.defaultSettings()
+        super.init()
     }
 
     private static func defaultSettings() -> Settings {

@@ -1,0 +1,571 @@
+import Foundation
+import Testing
+@testable import Courier
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `file:` URLs loaded through `URLSession`: small files, errors and the async API.
+@Suite("FileURLProtocol")
+struct FileURLProtocolTests {
+
+    // MARK: - Data tasks
+
+    @Test(arguments: [
+        ("data.json", "application/json"),
+        ("notes.txt", "text/plain"),
+        ("NOTES.TXT", "text/plain"),
+        ("blob.qqzzyx", "application/octet-stream"),
+        ("no-extension", "application/octet-stream"),
+    ])
+    func dataTaskReadsTheFile(name: String, mimeType: String) async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = Data("{\"greeting\": \"héllo\"}\nline two\n".utf8)
+        let file = try directory.file(name, contents)
+
+        let (data, maybeResponse, error) = try await LocalTestSupport.load(file)
+        #expect(error == nil)
+        #expect(data == contents)
+        let response = try #require(maybeResponse)
+        #expect(response.mimeType == mimeType)
+        #expect(response.expectedContentLength == Int64(contents.count))
+        #expect(response.url == file)
+        #expect(response.textEncodingName == nil)
+        #expect(!(response is HTTPURLResponse))
+    }
+
+    @Test func emptyFile() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("empty.txt", Data())
+        let (data, response, error) = try await LocalTestSupport.load(file)
+        #expect(error == nil)
+        #expect(data == Data())
+        #expect(response?.expectedContentLength == 0)
+        #expect(response?.mimeType == "text/plain")
+    }
+
+    @Test func localhostAndEscapedPaths() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = Data("spaces and accents".utf8)
+        let file = try directory.file("a file é.txt", contents)
+        #expect(file.absoluteString.contains("%20"))
+        let (data, _, error) = try await LocalTestSupport.load(file)
+        #expect(error == nil)
+        #expect(data == contents)
+
+        // file://localhost/… is this machine too.
+        let localhost = try #require(URL(string: "file://localhost" + file.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!))
+        let (viaLocalhost, response, localhostError) = try await LocalTestSupport.load(localhost)
+        #expect(localhostError == nil)
+        #expect(viaLocalhost == contents)
+        #expect(response?.url == localhost)
+    }
+
+    @Test func dataDelegateReceivesResponseAndBody() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = try LocalTestSupport.randomBytes(100_000)
+        let file = try directory.file("random.bin", contents)
+        let recorder = LocalDataRecorder(expected: contents)
+        let session = LocalTestSupport.session(delegate: recorder)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: file)
+        task.resume()
+        #expect(await LocalTestSupport.eventually { recorder.completed })
+        #expect(recorder.error == nil)
+        #expect(recorder.body == contents)
+        #expect(recorder.mismatch == nil)
+        #expect(recorder.response?.expectedContentLength == 100_000)
+        #expect(recorder.response?.mimeType == "application/octet-stream")
+        #expect(task.countOfBytesReceived == 100_000)
+        #expect(task.countOfBytesExpectedToReceive == 100_000)
+        #expect(task.state == .completed)
+    }
+
+    // MARK: - Errors
+
+    @Test func missingFile() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("does-not-exist.txt")
+        let error = try await LocalTestSupport.loadError(file)
+        #expect(error?.code == .fileDoesNotExist)
+        #expect(error?.failingURL == file)
+    }
+
+    @Test func pathThroughARegularFile() async throws {
+        // ENOTDIR: a path component is a file, so the file cannot exist.
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("plain.txt", Data("x".utf8))
+        let below = file.appendingPathComponent("child.txt")
+        let error = try await LocalTestSupport.loadError(below)
+        #expect(error?.code == .fileDoesNotExist)
+        #expect(error?.failingURL == below)
+    }
+
+    @Test func directory() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        for target in [directory.url, try #require(URL(string: "file://" + directory.url.path))] {
+            let error = try await LocalTestSupport.loadError(target)
+            #expect(error?.code == .fileIsDirectory, "\(target)")
+            #expect(error?.failingURL == target, "\(target)")
+        }
+    }
+
+    @Test(.enabled(if: !LocalTestSupport.isRoot, "root can read a file whatever its mode"))
+    func unreadableFile() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("secret.txt", Data("secret".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: file.path)
+        let error = try await LocalTestSupport.loadError(file)
+        #expect(error?.code == .noPermissionsToReadFile)
+        #expect(error?.failingURL == file)
+    }
+
+    @Test func otherHostIsUnsupported() async throws {
+        for string in ["file://otherhost/x", "file://example.com/etc/hostname", "FILE://otherhost/tmp/x"] {
+            let target = try #require(URL(string: string))
+            let error = try await LocalTestSupport.loadError(target)
+            #expect(error?.code == .unsupportedURL, "\(string)")
+            #expect(error?.failingURL == target, "\(string)")
+        }
+    }
+
+    @Test func errorsReachTheDelegateWithFailingURL() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let recorder = LocalDataRecorder()
+        let session = LocalTestSupport.session(delegate: recorder)
+        defer { session.finishTasksAndInvalidate() }
+        let missing = directory.url.appendingPathComponent("gone.bin")
+        let task = session.dataTask(with: missing)
+        task.resume()
+        #expect(await LocalTestSupport.eventually { recorder.completed })
+        let error = try #require(recorder.error as? URLError)
+        #expect(error.code == .fileDoesNotExist)
+        #expect(error.failingURL == missing)
+        #expect(recorder.response == nil)
+        #expect(recorder.chunkCount == 0)
+        #expect((task.error as? URLError)?.code == .fileDoesNotExist)
+    }
+
+    // MARK: - async API
+
+    @Test func asyncData() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = Data("[1, 2, 3]".utf8)
+        let file = try directory.file("list.json", contents)
+        let (data, response) = try await LocalTestSupport.withTimeout {
+            try await URLSession(configuration: .ephemeral).data(from: file)
+        }
+        #expect(data == contents)
+        #expect(response.mimeType == "application/json")
+        #expect(response.expectedContentLength == Int64(contents.count))
+
+        let missing = directory.url.appendingPathComponent("missing.json")
+        await #expect {
+            _ = try await LocalTestSupport.withTimeout { try await URLSession(configuration: .ephemeral).data(from: missing) }
+        } throws: { error in
+            (error as? URLError)?.code == .fileDoesNotExist && (error as? URLError)?.failingURL == missing
+        }
+    }
+
+    @Test func asyncDownload() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = try LocalTestSupport.randomBytes(3 << 20 + 17)
+        let file = try directory.file("archive.bin", contents)
+        let (location, response) = try await LocalTestSupport.withTimeout {
+            try await URLSession(configuration: .ephemeral).download(from: file)
+        }
+        defer { try? FileManager.default.removeItem(at: location) }
+        #expect(location != file)
+        #expect(location.isFileURL)
+        #expect(try Data(contentsOf: location) == contents)
+        #expect(response.expectedContentLength == Int64(contents.count))
+        #expect(response.url == file)
+        // The source is untouched.
+        #expect(try Data(contentsOf: file) == contents)
+
+        let missing = directory.url.appendingPathComponent("missing.bin")
+        await #expect {
+            _ = try await LocalTestSupport.withTimeout { try await URLSession(configuration: .ephemeral).download(from: missing) }
+        } throws: { error in
+            (error as? URLError)?.code == .fileDoesNotExist && (error as? URLError)?.failingURL == missing
+        }
+    }
+
+    @Test func asyncBytesLinesWithMixedLineEnds() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let text = "alpha\nbeta\r\ngamma\rdelta\nεψιλον\r\nlast line without newline"
+        let file = try directory.file("lines.txt", Data(text.utf8))
+        let lines = try await LocalTestSupport.withTimeout { () -> [String] in
+            let (bytes, response) = try await URLSession(configuration: .ephemeral).bytes(from: file)
+            #expect(response.mimeType == "text/plain")
+            #expect(response.expectedContentLength == Int64(text.utf8.count))
+            var lines: [String] = []
+            for try await line in bytes.lines { lines.append(line) }
+            return lines
+        }
+        #expect(lines == ["alpha", "beta", "gamma", "delta", "εψιλον", "last line without newline"])
+    }
+
+    @Test func asyncBytesLinesEndingWithCR() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("cr.txt", Data("one\rtwo\r".utf8))
+        let lines = try await LocalTestSupport.withTimeout { () -> [String] in
+            let (bytes, _) = try await URLSession(configuration: .ephemeral).bytes(from: file)
+            var lines: [String] = []
+            for try await line in bytes.lines { lines.append(line) }
+            return lines
+        }
+        #expect(lines == ["one", "two"])
+    }
+
+    @Test func asyncBytesAreTheFile() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = try LocalTestSupport.randomBytes(70_000)
+        let file = try directory.file("bytes.bin", contents)
+        let read = try await LocalTestSupport.withTimeout { () -> Data in
+            let (bytes, _) = try await URLSession(configuration: .ephemeral).bytes(from: file)
+            var read = Data()
+            for try await byte in bytes { read.append(byte) }
+            return read
+        }
+        #expect(read == contents)
+    }
+
+    @Test func asyncBytesOfAMissingFileThrows() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let missing = directory.url.appendingPathComponent("nope.txt")
+        await #expect {
+            _ = try await LocalTestSupport.withTimeout { try await URLSession(configuration: .ephemeral).bytes(from: missing) }
+        } throws: { error in
+            (error as? URLError)?.code == .fileDoesNotExist && (error as? URLError)?.failingURL == missing
+        }
+    }
+}
+
+// MARK: - Large files, back-pressure, suspension
+
+/// Records what a download task's delegate receives.
+final class LocalDownloadRecorder: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _writes: [(written: Int64, total: Int64, expected: Int64)] = []
+    private var _location: URL?
+    private var _contentsMatched: Bool?
+    private var _existedAfterFinish: Bool?
+    private var _completed = false
+    private var _error: (any Error)?
+    private var _resumedAt: Int64?
+
+    /// What the downloaded file must contain (checked inside `didFinishDownloadingTo`).
+    let expected: Data?
+    let onWrite: (@Sendable (_ total: Int64, _ task: URLSessionDownloadTask) -> Void)?
+
+    init(expected: Data?, onWrite: (@Sendable (_ total: Int64, _ task: URLSessionDownloadTask) -> Void)? = nil) {
+        self.expected = expected
+        self.onWrite = onWrite
+    }
+
+    var writes: [(written: Int64, total: Int64, expected: Int64)] { lock.lock(); defer { lock.unlock() }; return _writes }
+    var location: URL? { lock.lock(); defer { lock.unlock() }; return _location }
+    var contentsMatched: Bool? { lock.lock(); defer { lock.unlock() }; return _contentsMatched }
+    var existedAfterFinish: Bool? { lock.lock(); defer { lock.unlock() }; return _existedAfterFinish }
+    var completed: Bool { lock.lock(); defer { lock.unlock() }; return _completed }
+    var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return _error }
+    var resumedAt: Int64? { lock.lock(); defer { lock.unlock() }; return _resumedAt }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        lock.lock()
+        _writes.append((bytesWritten, totalBytesWritten, totalBytesExpectedToWrite))
+        lock.unlock()
+        onWrite?(totalBytesWritten, downloadTask)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didResumeAtOffset fileOffset: Int64,
+                    expectedTotalBytes: Int64) {
+        lock.lock()
+        _resumedAt = fileOffset
+        lock.unlock()
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        let matched = expected.map { (try? Data(contentsOf: location)) == $0 }
+        lock.lock()
+        _location = location
+        _contentsMatched = matched
+        lock.unlock()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // didFinishDownloadingTo has returned: the temporary file must be gone by now.
+        let existed = location.map { FileManager.default.fileExists(atPath: $0.path) }
+        lock.lock()
+        _existedAfterFinish = existed
+        _error = error
+        _completed = true
+        lock.unlock()
+    }
+}
+
+extension LocalHandlerHeavyTests {
+    @Suite("FileURLProtocol (large)")
+    struct FileURLProtocolLargeTests {
+
+        @Test func largeFileStreamsInChunks() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 64 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("large.bin", contents)
+            let recorder = LocalDataRecorder(keepBody: false, expected: contents)
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            session.dataTask(with: file).resume()
+            #expect(await LocalTestSupport.eventually { recorder.completed })
+            #expect(recorder.error == nil)
+            #expect(recorder.received == size)
+            #expect(recorder.mismatch == nil)
+            let chunks = recorder.chunkSizes
+            #expect(chunks.count >= 8, "\(chunks.count) chunks")
+            #expect(chunks.allSatisfy { $0 > 0 && $0 <= 1 << 20 }, "largest chunk \(chunks.max() ?? 0)")
+            #expect(recorder.response?.expectedContentLength == Int64(size))
+        }
+
+        /// A slow consumer (5 ms per chunk) of a 256 MiB file: the handler must wait for it rather
+        /// than read the whole file into memory.
+        @Test func slowConsumerKeepsMemoryFlat() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 256 << 20
+            let file = try directory.sparseFile("huge.bin", size: size)
+            let recorder = LocalDataRecorder(keepBody: false, delayPerChunk: 5_000)
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            let baseline = try #require(LocalTestSupport.residentBytes())
+            let task = session.dataTask(with: file)
+            task.resume()
+
+            var peakResident = baseline
+            var peakPending = 0
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(10))
+            while !recorder.completed && clock.now < deadline {
+                peakResident = max(peakResident, LocalTestSupport.residentBytes() ?? 0)
+                peakPending = max(peakPending, task.pipeline?.bytesPending ?? 0)
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            if !recorder.completed { task.cancel() }
+            #expect(recorder.completed, "transfer did not finish in 10 s (\(recorder.received) of \(size) bytes)")
+            #expect(recorder.error == nil)
+            #expect(recorder.received == size)
+            let growth = peakResident - baseline
+            #expect(growth < 64 << 20, "resident memory grew by \(growth >> 20) MiB")
+            // The pipeline holds at most the high-water mark plus a chunk or two.
+            #expect(peakPending <= URLSessionTask.highWaterBytes + 2 * FileURLProtocol.chunkSize,
+                    "up to \(peakPending >> 20) MiB waited for delivery")
+        }
+
+        @Test func downloadOfALargeFile() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 64 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("large.dat", contents)
+            let recorder = LocalDownloadRecorder(expected: contents)
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            let task = session.downloadTask(with: file)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { recorder.completed })
+            #expect(recorder.error == nil)
+            #expect(recorder.contentsMatched == true)
+            #expect(recorder.existedAfterFinish == false, "the temporary file outlived didFinishDownloadingTo")
+            let writes = recorder.writes
+            #expect(!writes.isEmpty)
+            #expect(writes.reduce(0) { $0 + $1.written } == Int64(size))
+            #expect(writes.last?.total == Int64(size))
+            #expect(writes.allSatisfy { $0.expected == Int64(size) && $0.written > 0 })
+            var running: Int64 = 0
+            for write in writes {
+                running += write.written
+                #expect(write.total == running)
+            }
+            #expect(task.countOfBytesReceived == Int64(size))
+            #expect(task.response?.expectedContentLength == Int64(size))
+        }
+
+        @Test func suspendStopsDeliveryAndResumeCompletes() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 48 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("pausable.bin", contents)
+            let suspendedAt = ResultBox<Int>()
+            // Suspend from inside the first delivery, on the delegate queue.
+            let recorder = LocalDataRecorder(keepBody: false, expected: contents) { index, dataTask in
+                if index == 0 {
+                    dataTask.suspend()
+                    suspendedAt.set(index + 1)
+                }
+            }
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            let task = session.dataTask(with: file)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { suspendedAt.value != nil })
+            #expect(task.state == .suspended)
+
+            // While suspended nothing is delivered and the handler stops reading.
+            try await Task.sleep(for: .milliseconds(150))
+            let readWhileSuspended = task.countOfBytesReceived
+            try await Task.sleep(for: .milliseconds(250))
+            #expect(recorder.chunkCount == 1, "\(recorder.chunkCount) chunks arrived after suspend()")
+            #expect(!recorder.completed)
+            #expect(task.countOfBytesReceived == readWhileSuspended, "the handler kept reading while suspended")
+            #expect(task.countOfBytesReceived < Int64(size))
+
+            task.resume()
+            #expect(await LocalTestSupport.eventually { recorder.completed })
+            #expect(recorder.error == nil)
+            #expect(recorder.received == size)
+            #expect(recorder.mismatch == nil)
+            #expect(task.state == .completed)
+        }
+
+        @Test func suspendFromOutsideAndResume() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 48 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("pausable2.bin", contents)
+            // A slowish consumer so the transfer is still running when the test suspends it.
+            let recorder = LocalDataRecorder(keepBody: false, expected: contents, delayPerChunk: 2_000)
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            let task = session.dataTask(with: file)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { recorder.chunkCount >= 2 })
+            task.suspend()
+            #expect(task.state == .suspended)
+            // At most the delivery already running when suspend() was called can still finish.
+            try await Task.sleep(for: .milliseconds(50))
+            let chunksAfterSuspend = recorder.chunkCount
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(recorder.chunkCount == chunksAfterSuspend)
+            #expect(!recorder.completed)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { recorder.completed })
+            #expect(recorder.error == nil)
+            #expect(recorder.received == size)
+            #expect(recorder.mismatch == nil)
+        }
+
+        @Test func suspendedDownloadStopsWriting() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 48 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("pausable.dat", contents)
+            let suspended = ResultBox<Bool>()
+            let recorder = LocalDownloadRecorder(expected: contents) { _, downloadTask in
+                if suspended.value == nil {
+                    downloadTask.suspend()
+                    suspended.set(true)
+                }
+            }
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            let task = session.downloadTask(with: file)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { suspended.value != nil })
+            try await Task.sleep(for: .milliseconds(150))
+            let written = task.countOfBytesReceived
+            let reports = recorder.writes.count
+            try await Task.sleep(for: .milliseconds(250))
+            #expect(task.countOfBytesReceived == written, "the handler kept writing while suspended")
+            #expect(recorder.writes.count == reports)
+            #expect(written < Int64(size))
+            #expect(!recorder.completed)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { recorder.completed })
+            #expect(recorder.error == nil)
+            #expect(recorder.contentsMatched == true)
+            #expect(recorder.writes.reduce(0) { $0 + $1.written } == Int64(size))
+            #expect(recorder.existedAfterFinish == false)
+        }
+
+        /// Cancelling a file download with resume data and resuming it gives the whole file, the
+        /// second task continuing where the first stopped.
+        @Test func cancelWithResumeDataAndResume() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 32 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("resumable.dat", contents)
+            let resumeBox = ResultBox<Data?>()
+            let cancelled = ResultBox<Bool>()
+            let first = LocalDownloadRecorder(expected: contents) { total, downloadTask in
+                if total >= 4 << 20, cancelled.value == nil {
+                    cancelled.set(true)
+                    downloadTask.cancel { data in resumeBox.set(data) }
+                }
+            }
+            let session1 = LocalTestSupport.session(delegate: first)
+            defer { session1.finishTasksAndInvalidate() }
+            session1.downloadTask(with: file).resume()
+            #expect(await LocalTestSupport.eventually { first.completed })
+            #expect((first.error as? URLError)?.code == .cancelled)
+            let resumeData = try #require(resumeBox.value ?? nil, "no resume data for a cancelled file download")
+
+            let second = LocalDownloadRecorder(expected: contents)
+            let session2 = LocalTestSupport.session(delegate: second)
+            defer { session2.finishTasksAndInvalidate() }
+            session2.downloadTask(withResumeData: resumeData).resume()
+            #expect(await LocalTestSupport.eventually { second.completed })
+            #expect(second.error == nil)
+            #expect(second.contentsMatched == true)
+            let offset = try #require(second.resumedAt)
+            #expect(offset > 0 && offset < Int64(size))
+            #expect(second.writes.last?.total == Int64(size))
+        }
+
+        /// A line end split across two 1 MiB chunks is still one line end.
+        @Test func asyncLinesAcrossChunkBoundaries() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let chunk = FileURLProtocol.chunkSize
+            var text = Data(repeating: UInt8(ascii: "a"), count: chunk - 1)
+            text.append(contentsOf: Array("\r\nsecond\r".utf8))
+            text.append(Data(repeating: UInt8(ascii: "b"), count: chunk - text.count % chunk))
+            text.append(contentsOf: Array("\nthird".utf8))
+            let file = try directory.file("boundaries.txt", text)
+            let lines = try await LocalTestSupport.withTimeout { () -> [String] in
+                let (bytes, _) = try await URLSession(configuration: .ephemeral).bytes(from: file)
+                var lines: [String] = []
+                for try await line in bytes.lines { lines.append(line) }
+                return lines
+            }
+            #expect(lines.count == 4, "\(lines.map { $0.prefix(10) })")
+            #expect(lines.first?.count == chunk - 1)
+            #expect(lines.dropFirst().first == "second")
+            #expect(lines.dropFirst(2).first?.allSatisfy { $0 == "b" } == true)
+            #expect(lines.last == "third")
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+@testable import Courier
+
+/// A value behind a lock, for state shared between a test and the callbacks it observes.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// Reads or changes the value while holding the lock.
+    @discardableResult
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    /// A copy of the value.
+    var current: Value { withLock { $0 } }
+}
+
+/// A weak reference that can be shared with `@Sendable` closures.
+final class WeakRef<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var stored: Object?
+
+    init(_ object: Object? = nil) { stored = object }
+
+    var value: Object? {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); defer { lock.unlock() }; stored = newValue }
+    }
+}
+
+/// The longest any single wait in these tests lasts.
+let testWaitLimit: TimeInterval = 10
+
+/// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether it
+/// held. Never hangs.
+@discardableResult
+func waitUntil(timeout: TimeInterval = testWaitLimit, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() >= deadline { return false }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return true
+}
+
+/// Lets other work run for `seconds`, to check that something does NOT happen in that time.
+func settle(_ seconds: TimeInterval = 0.3) async {
+    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+}
+
+/// Thrown when a bounded wait runs out.
+struct TestTimeout: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Runs `operation`, failing with ``TestTimeout`` if it takes longer than `seconds`. The operation
+/// is cancelled when the time runs out.
+func withTimeout<T: Sendable>(_ seconds: TimeInterval = testWaitLimit, _ what: String = "an operation",
+                              _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            throw TestTimeout(what: what)
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw TestTimeout(what: what) }
+        return first
+    }
+}
+
+/// A value delivered once by a callback (a completion handler), awaited with a bound.
+final class OneShot<Value: Sendable>: @unchecked Sendable {
+    private let state = Locked<(value: Value?, count: Int)>((nil, 0))
+
+    /// Stores the value (the first one wins) and counts the calls.
+    func fulfil(_ value: Value) {
+        state.withLock {
+            if $0.value == nil { $0.value = value }
+            $0.count += 1
+        }
+    }
+
+    /// How many times ``fulfil(_:)`` was called.
+    var callCount: Int { state.current.count }
+
+    /// The value, if delivered.
+    var value: Value? { state.current.value }
+
+    /// Waits (bounded) for the value; throws ``TestTimeout`` when it never comes.
+    func wait(timeout: TimeInterval = testWaitLimit, _ what: String = "a completion") async throws -> Value {
+        await waitUntil(timeout: timeout) { self.state.current.value != nil }
+        guard let value = state.current.value else { throw TestTimeout(what: what) }
+        return value
+    }
+}
+
+/// What a data-style completion handler received.
+struct DataResult: @unchecked Sendable {
+    var data: Data?
+    var response: URLResponse?
+    var error: (any Error)?
+    /// The queue the handler ran on.
+    var queue: OperationQueue?
+
+    var urlError: URLError? { error as? URLError }
+}
+
+/// What a download completion handler received, plus the file's content read inside the handler.
+struct DownloadResult: @unchecked Sendable {
+    var location: URL?
+    var response: URLResponse?
+    var error: (any Error)?
+    var contentDuringHandler: Data?
+
+    var urlError: URLError? { error as? URLError }
+}
+
+extension URLSession {
+    /// Runs a data task with a completion handler and waits (bounded) for its result.
+    func loadData(_ request: URLRequest, timeout: TimeInterval = testWaitLimit) async throws -> DataResult {
+        let shot = OneShot<DataResult>()
+        let task = dataTask(with: request) { data, response, error in
+            shot.fulfil(DataResult(data: data, response: response, error: error, queue: OperationQueue.current))
+        }
+        task.resume()
+        return try await shot.wait(timeout: timeout, "the data task for \(request.url?.absoluteString ?? "?")")
+    }
+
+    /// Runs a data task for `url` with a completion handler and waits (bounded) for its result.
+    func loadData(_ url: URL, timeout: TimeInterval = testWaitLimit) async throws -> DataResult {
+        try await loadData(URLRequest(url: url), timeout: timeout)
+    }
+}

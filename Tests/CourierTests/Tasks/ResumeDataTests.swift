@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import Courier
+
+@Suite("Download resume data with file:")
+struct ResumeDataTests {
+
+    /// Starts downloading `file` and cancels with resume data once some bytes were written; returns
+    /// the resume data (nil if none was produced) and the completion error.
+    private func partialDownload(of file: URL, session: URLSession) async throws -> (Data?, URLError?, Int64) {
+        let resume = OneShot<Data?>()
+        let writtenAtCancel = Locked<Int64>(0)
+        var hooks = EventDelegate.Hooks()
+        hooks.wrote = { task, _, total, _ in
+            let first = writtenAtCancel.withLock { written -> Bool in
+                defer { if written == 0 { written = total } }
+                return written == 0
+            }
+            if first { task.cancel(byProducingResumeData: { resume.fulfil($0) }) }
+        }
+        let delegate = EventDelegate(hooks)
+        let task = session.downloadTask(with: file)
+        task.delegate = delegate
+        task.resume()
+        let data = try await resume.wait(timeout: testWaitLimit, "resume data")
+        #expect(await delegate.waitForCompletion(of: task))
+        #expect(!delegate.collapsedNames(for: task).contains("finishedDownload"))
+        #expect(resume.callCount == 1)
+        return (data, delegate.error(of: task) as? URLError, writtenAtCancel.current)
+    }
+
+    @Test("cancel(byProducingResumeData:) mid-way, then downloadTask(withResumeData:) resumes at the offset to an identical file")
+    func resumes() async throws {
+        let content = TestFiles.bytes(count: 20 * 1024 * 1024, seed: 81)
+        let file = try TestFiles.make(content)
+        defer { TestFiles.remove(file) }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+
+        let (resumeData, error, writtenAtCancel) = try await partialDownload(of: file, session: session)
+        let data = try #require(resumeData)
+        #expect(writtenAtCancel > 0)
+        #expect(error?.code == .cancelled)
+        #expect(error?.failingURL == file)
+        #expect(error?.downloadTaskResumeData == data)
+
+        let delegate = EventDelegate()
+        let resumed = session.downloadTask(withResumeData: data)
+        resumed.delegate = delegate
+        #expect(resumed.originalRequest?.url == file)
+        resumed.resume()
+        #expect(await delegate.waitForCompletion(of: resumed))
+        #expect(delegate.error(of: resumed) == nil)
+        #expect(delegate.collapsedNames(for: resumed) == ["resumed", "wrote", "finishedDownload", "metrics", "complete"])
+        guard case .resumed(_, let offset, let expected)? = delegate.events(for: resumed).first else {
+            Issue.record("the first message is not didResumeAtOffset: \(delegate.events(for: resumed))")
+            return
+        }
+        #expect(offset > 0)
+        #expect(offset >= writtenAtCancel)
+        #expect(offset < Int64(content.count))
+        #expect(expected == Int64(content.count))
+        var lastTotal = offset
+        for case .wrote(_, let bytes, let total, _) in delegate.events(for: resumed) {
+            #expect(total == lastTotal + bytes, "totalBytesWritten counts the resumed bytes too")
+            lastTotal = total
+        }
+        #expect(lastTotal == Int64(content.count))
+        let observed = try #require(delegate.download(of: resumed))
+        #expect(observed.content == content, "the resumed file is byte-identical")
+        #expect(!FileManager.default.fileExists(atPath: observed.location.path))
+    }
+
+    @Test("resume data with a completion handler gives the whole file")
+    func resumesWithCompletionHandler() async throws {
+        let content = TestFiles.bytes(count: 20 * 1024 * 1024, seed: 82)
+        let file = try TestFiles.make(content)
+        defer { TestFiles.remove(file) }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let data = try #require(try await partialDownload(of: file, session: session).0)
+
+        let shot = OneShot<DownloadResult>()
+        let task = session.downloadTask(withResumeData: data) { location, response, error in
+            shot.fulfil(DownloadResult(location: location, response: response, error: error,
+                                       contentDuringHandler: location.flatMap { try? Data(contentsOf: $0) }))
+        }
+        task.resume()
+        let result = try await shot.wait()
+        #expect(result.error == nil)
+        #expect(result.contentDuringHandler == content)
+    }
+
+    @Test("a source file changed since the partial download restarts from zero and still gives the right file")
+    func changedSourceRestarts() async throws {
+        let original = TestFiles.bytes(count: 20 * 1024 * 1024, seed: 83)
+        let file = try TestFiles.make(original)
+        defer { TestFiles.remove(file) }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let data = try #require(try await partialDownload(of: file, session: session).0)
+
+        let changed = TestFiles.bytes(count: 20 * 1024 * 1024 + 77, seed: 84)
+        try changed.write(to: file, options: .atomic)
+
+        let delegate = EventDelegate()
+        let task = session.downloadTask(withResumeData: data)
+        task.delegate = delegate
+        task.resume()
+        #expect(await delegate.waitForCompletion(of: task))
+        #expect(delegate.error(of: task) == nil)
+        #expect(!delegate.collapsedNames(for: task).contains("resumed"))
+        #expect(delegate.download(of: task)?.content == changed)
+        let totals = delegate.events(for: task).compactMap { event -> Int64? in
+            if case .wrote(_, _, let total, _) = event { return total }
+            return nil
+        }
+        #expect(totals.last == Int64(changed.count))
+    }
+
+    @Test("garbage resume data fails the task with cannotDecodeRawData, without crashing", arguments: [
+        Data(), Data("garbage".utf8), Data(repeating: 0xAB, count: 1000),
+        Data(#"{"format":"courier.download-resume","version":1}"#.utf8),
+    ])
+    func garbage(_ resumeData: Data) async throws {
+        let delegate = EventDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(withResumeData: resumeData)
+        task.resume()
+        #expect(await delegate.waitForCompletion(of: task))
+        #expect((delegate.error(of: task) as? URLError)?.code == .cannotDecodeRawData)
+        #expect((task.error as? URLError)?.code == .cannotDecodeRawData)
+        #expect(!delegate.collapsedNames(for: task).contains("finishedDownload"))
+
+        let shot = OneShot<DownloadResult>()
+        session.downloadTask(withResumeData: resumeData) { location, response, error in
+            shot.fulfil(DownloadResult(location: location, response: response, error: error))
+        }.resume()
+        let result = try await shot.wait()
+        #expect(result.urlError?.code == .cannotDecodeRawData)
+        #expect(result.location == nil)
+    }
+
+    @Test("cancel(byProducingResumeData:) before any byte, or after completion, hands back nil")
+    func noResumeData() async throws {
+        let session = ControlledURLProtocol.session()
+        defer { session.invalidateAndCancel() }
+        let url = ControlledURLProtocol.makeURL()
+        let task = session.downloadTask(with: url)
+        task.resume()
+        _ = try await ControlledURLProtocol.waitForStart(of: url)
+        let early = OneShot<Data?>()
+        task.cancel(byProducingResumeData: { early.fulfil($0) })
+        #expect(try await early.wait() == nil)
+        #expect(await waitUntil { task.state == .completed })
+
+        let done = OneShot<Data?>()
+        task.cancel(byProducingResumeData: { done.fulfil($0) })
+        #expect(try await done.wait() == nil)
+
+        let neverStarted = session.downloadTask(with: url)
+        let idle = OneShot<Data?>()
+        neverStarted.cancel(byProducingResumeData: { idle.fulfil($0) })
+        #expect(try await idle.wait() == nil)
+    }
+}
