@@ -12,9 +12,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
+        // libcurl, the engine of the http, https and ftp handlers (apt: libcurl4-openssl-dev).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
+            dependencies: ["CCurl"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The `courier` command-line tool.

@@ -70,7 +70,8 @@ def find_tool(name: str) -> str:
     for candidate in candidates:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
-    raise SystemExit(f"api-diff: cannot find {name} (looked next to swift, on PATH, in /opt/swift)")
+    sys.stderr.write(f"api-diff: cannot find {name} (looked next to swift, on PATH, in /opt/swift)\n")
+    raise SystemExit(2)
 
 
 def toolchain_linux_lib() -> str:
@@ -79,9 +80,11 @@ def toolchain_linux_lib() -> str:
     return str(Path(swiftc).parent.parent / "lib" / "swift" / "linux")
 
 
-def synthesize(module: str, include: str) -> str:
+def synthesize(module: str, includes: list[str]) -> str:
     tool = find_tool("swift-synthesize-interface")
-    cmd = [tool, "-module-name", module, "-I", include, "-target", TARGET]
+    cmd = [tool, "-module-name", module, "-target", TARGET]
+    for include in includes:
+        cmd += ["-I", include]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0 or not result.stdout.strip():
         sys.stderr.write(result.stderr)
@@ -102,7 +105,16 @@ def courier_modules_dir(scratch: Path, build: bool) -> str:
     for candidate in (scratch / "debug" / "Modules", scratch / TARGET / "debug" / "Modules"):
         if (candidate / "Courier.swiftmodule").exists():
             return str(candidate)
-    raise SystemExit(f"api-diff: no Courier.swiftmodule under {scratch}/debug/Modules")
+    sys.stderr.write(f"api-diff: no Courier.swiftmodule under {scratch}/debug/Modules\n")
+    raise SystemExit(2)
+
+
+def clang_module_dirs() -> list[str]:
+    """Folders holding the module maps of the package's C and system-library targets (such as
+    CCurl), which loading Courier's module needs."""
+    maps = list((REPO_ROOT / "Sources").glob("*/module.modulemap"))
+    maps += list((REPO_ROOT / "Sources").glob("*/include/module.modulemap"))
+    return sorted({str(m.parent) for m in maps})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,11 +299,6 @@ def parse_interface(text: str) -> dict[str, TypeDecl]:
     stack: list[tuple[str, bool, str]] = [("", False, "module")]
     attributes: list[str] = []
 
-    def resolve(name: str, scope: str) -> str:
-        name = strip_qualifiers(name)
-        # Extension names are absolute; a nested declaration is relative to its scope.
-        return name
-
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("//") or stripped.startswith("import "):
@@ -307,11 +314,11 @@ def parse_interface(text: str) -> dict[str, TypeDecl]:
             continue
         header = TYPE_HEADER.match(stripped) if stripped.endswith("{") else None
         if header:
-            scope_path, _, scope_kind = stack[-1]
+            scope_path = stack[-1][0]
             kw = header.group("kw")
             name = header.group("name")
             if kw == "extension":
-                path = resolve(name, scope_path)
+                path = name  # an extension names its type in full
             else:
                 path = f"{scope_path}.{name}" if scope_path else name
             decl = types.setdefault(path, TypeDecl(path=path))
@@ -463,11 +470,12 @@ def main() -> int:
     if args.foundation_interface:
         fn_text = args.foundation_interface.read_text()
     else:
-        fn_text = synthesize("FoundationNetworking", toolchain_linux_lib())
+        fn_text = synthesize("FoundationNetworking", [toolchain_linux_lib()])
     if args.courier_interface:
         courier_text = args.courier_interface.read_text()
     else:
-        courier_text = synthesize("Courier", courier_modules_dir(args.scratch_path, not args.no_build))
+        modules = courier_modules_dir(args.scratch_path, not args.no_build)
+        courier_text = synthesize("Courier", [modules] + clang_module_dirs())
     if args.save_interfaces:
         args.save_interfaces.mkdir(parents=True, exist_ok=True)
         (args.save_interfaces / "FoundationNetworking.swiftinterface.txt").write_text(fn_text)

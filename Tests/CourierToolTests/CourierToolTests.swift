@@ -348,6 +348,27 @@ struct CourierToolUnitTests {
         #expect(OutputDestination.fileName(for: data, position: 2, used: []) == "data-2")
     }
 
+    @Test func outputFileErrorsMapToTheirExitStatus() {
+        #expect(OutputError(operation: .create, path: "x", errno: EACCES).exit == .permissionDenied)
+        #expect(OutputError(operation: .rename, path: "x", errno: EROFS).exit == .permissionDenied)
+        #expect(OutputError(operation: .create, path: "x", errno: ENOENT).exit == .notFound)
+        #expect(OutputError(operation: .write, path: "x", errno: ENOSPC).exit == .other)
+        let failure = ToolFailure(wrapping: OutputError(operation: .create, path: "/out", errno: EACCES))
+        #expect(failure.codeName == "cannotCreateFile")
+        #expect(failure.exit == .permissionDenied)
+        #expect(failure.message == "cannot create output file /out: Permission denied")
+    }
+
+    @Test func mismatchesAreDescribed() {
+        let ok = FetchOutcome(response: nil, bytes: 3, failure: nil)
+        #expect(DefaultRunner.mismatch(ok, .success(bytes: 3)) == nil)
+        #expect(DefaultRunner.mismatch(ok, .success(bytes: 4)) == "3 bytes (expected 4)")
+        #expect(DefaultRunner.mismatch(ok, .failure(.badURL)) == "expected badURL, got success")
+        let failed = FetchOutcome(failure: ToolFailure(.fileDoesNotExist, "gone"))
+        #expect(DefaultRunner.mismatch(failed, .failure(.fileDoesNotExist)) == nil)
+        #expect(DefaultRunner.mismatch(failed, .failure(.badURL)) == "expected badURL, got fileDoesNotExist")
+    }
+
     @Test func theDefaultListHasEveryKindOfCheck() {
         let urls = DefaultRun.checks.map(\.url)
         #expect(urls.filter { $0.hasPrefix("data:") }.count >= 5)

@@ -6,5 +6,6 @@ enum BuiltInHandlers {
     static let table = SchemeTable([
         DataURLProtocol.self,
         FileURLProtocol.self,
+        HTTPURLProtocol.self,
     ])
 }

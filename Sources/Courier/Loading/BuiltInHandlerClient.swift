@@ -4,6 +4,13 @@ import Foundation
 /// back-pressure, upload progress and resumable downloads. Custom `URLProtocol` subclasses need none
 /// of it; the task's client adopts both protocols.
 protocol BuiltInHandlerClient: AnyObject, Sendable {
+    /// The session's stores, settings and per-session resources.
+    var environment: HandlerEnvironment { get }
+
+    /// Adds what the handler measured about the current exchange (connection, TLS, byte counts,
+    /// protocol name) to the task's metrics.
+    func didCollectTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void)
+
     /// `false` while the task is suspended or its consumer lags too far behind; a handler then stops
     /// producing until its ``FlowControlledURLProtocol/resumeProducing()`` is called.
     var canAcceptMoreData: Bool { get }

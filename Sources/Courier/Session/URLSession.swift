@@ -16,6 +16,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     let resolver: ProtocolResolver
     /// Settings read on every task, captured once.
     let settings: SessionSettings
+    /// What built-in handlers see of this session.
+    let environment: HandlerEnvironment
     let isShared: Bool
 
     let lock = Lock()
@@ -36,6 +38,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         currentDelegate = nil
         settings = setup.settings
         resolver = setup.resolver
+        environment = setup.environment
         isShared = false
         super.init()
         timeoutMonitor.session = self
@@ -50,6 +53,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         currentDelegate = delegate
         settings = setup.settings
         resolver = setup.resolver
+        environment = setup.environment
         isShared = false
         super.init()
         timeoutMonitor.session = self
@@ -63,6 +67,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         currentDelegate = delegate
         settings = setup.settings
         resolver = setup.resolver
+        environment = setup.environment
         self.isShared = isShared
         super.init()
         timeoutMonitor.session = self
@@ -76,6 +81,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         let delegateQueue: OperationQueue
         let settings: SessionSettings
         let resolver: ProtocolResolver
+        let environment: HandlerEnvironment
 
         init(configuration: URLSessionConfiguration, delegateQueue queue: OperationQueue?) {
             let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.default
@@ -89,6 +95,15 @@ open class URLSession: NSObject, @unchecked Sendable {
                 delegateQueue = serial
             }
             settings = SessionSettings(copy)
+            environment = HandlerEnvironment(resources: HandlerSessionResources(),
+                                         cookieStorage: copy.httpCookieStorage,
+                                         shouldSetCookies: copy.httpShouldSetCookies,
+                                         cookieAcceptPolicy: copy.httpCookieAcceptPolicy,
+                                         credentialStorage: copy.urlCredentialStorage,
+                                         cache: copy.urlCache,
+                                         maximumConnectionsPerHost: copy.httpMaximumConnectionsPerHost,
+                                         proxyDictionary: copy.connectionProxyDictionary,
+                                         requestTimeout: copy.timeoutIntervalForRequest)
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
                                         builtIns: BuiltInHandlers.table)
         }
@@ -230,6 +245,7 @@ open class URLSession: NSObject, @unchecked Sendable {
             return .some(currentDelegate)
         }
         guard case .some(let delegate) = delegate else { return }
+        environment.resources.shutDownAll()
         delegateQueue.addOperation { [self] in
             delegate?.urlSession(self, didBecomeInvalidWithError: nil)
             lock.withLock { currentDelegate = nil }

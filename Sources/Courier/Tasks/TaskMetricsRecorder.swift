@@ -39,6 +39,12 @@ struct TaskMetricsRecorder {
         transactions[transactions.count - 1].1.responseEndDate = Date()
     }
 
+    /// Lets a handler add what it measured to the current transaction.
+    mutating func updateCurrent(_ update: (inout URLSessionTaskTransactionMetrics.Values) -> Void) {
+        guard !transactions.isEmpty else { return }
+        update(&transactions[transactions.count - 1].1)
+    }
+
     /// The metrics for the whole task, as it completes now.
     mutating func finish(redirectCount: Int) -> URLSessionTaskMetrics {
         if let last = transactions.last, last.1.responseEndDate == nil { loadFinished(response: nil) }

@@ -46,6 +46,15 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
 
     // MARK: BuiltInHandlerClient
 
+    var environment: HandlerEnvironment { task.session?.environment ?? .standalone() }
+
+    func didCollectTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void) {
+        task.lock.withLock {
+            guard task.isCurrentLocked(generation) else { return }
+            task.core.metrics.updateCurrent(update)
+        }
+    }
+
     var canAcceptMoreData: Bool { task.canAcceptMoreData(generation: generation) }
 
     func didSendBodyData(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {

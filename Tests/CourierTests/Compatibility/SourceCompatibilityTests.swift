@@ -5,8 +5,9 @@ import Testing
 /// `scripts/api-diff.py` (declaration by declaration) and `scripts/check-source-compatibility`
 /// (type-checks `Tests/CompatibilityFixtures/` against both modules).
 ///
-/// Both build Courier into a scratch folder of their own and take a minute or more, so they run
-/// only when `COURIER_COMPAT_CHECK=1` is set.
+/// Both build Courier into a scratch folder of their own (`.build-compat`, or
+/// `$COURIER_COMPAT_SCRATCH`) and depend on the toolchain's FoundationNetworking, so they run only
+/// when `COURIER_COMPAT_CHECK=1` is set.
 @Suite("Source compatibility with FoundationNetworking",
        .serialized,
        .enabled(if: ProcessInfo.processInfo.environment["COURIER_COMPAT_CHECK"] == "1",

@@ -98,41 +98,44 @@ enum LocalTestSupport {
         return data
     }
 
-    /// Lowercase-hex `%XX` escapes for every byte of `data`.
+    /// Uppercase-hex `%XX` escapes for every byte of `data`.
     static func percentEncodeAll(_ data: Data) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(data.count * 3)
-        data.withUnsafeBytes { raw in
-            for byte in raw {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        percentEncode(data, keepUnreserved: false)
     }
 
     /// `%XX` escapes for every byte that is not an RFC 3986 unreserved character.
     static func percentEncodeReserved(_ data: Data) -> String {
+        percentEncode(data, keepUnreserved: true)
+    }
+
+    /// Written with raw buffers so that multi-megabyte payloads encode quickly in debug builds.
+    private static func percentEncode(_ data: Data, keepUnreserved: Bool) -> String {
+        var keep = [Bool](repeating: false, count: 256)
+        if keepUnreserved {
+            for byte in Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8) { keep[Int(byte)] = true }
+        }
         let hex = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(data.count * 3)
-        data.withUnsafeBytes { raw in
-            for byte in raw {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                     UInt8(ascii: "_"), UInt8(ascii: "~"):
-                    out.append(byte)
-                default:
-                    out.append(UInt8(ascii: "%"))
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0xF)])
+        return String(unsafeUninitializedCapacity: max(data.count * 3, 1)) { out in
+            keep.withUnsafeBufferPointer { keep in
+                hex.withUnsafeBufferPointer { hex in
+                    data.withUnsafeBytes { raw in
+                        var o = 0
+                        for byte in raw {
+                            if keep[Int(byte)] {
+                                out[o] = byte
+                                o += 1
+                            } else {
+                                out[o] = 0x25
+                                out[o + 1] = hex[Int(byte >> 4)]
+                                out[o + 2] = hex[Int(byte & 0xF)]
+                                o += 3
+                            }
+                        }
+                        return o
+                    }
                 }
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// This process's resident set size in bytes, from `/proc/self/status` (`VmRSS`).

@@ -1,0 +1,66 @@
+// The libcurl API as Swift sees it. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are
+// C variadic functions, which Swift cannot call, so each is wrapped per argument type here.
+#ifndef COURIER_CCURL_H
+#define COURIER_CCURL_H
+
+#include <curl/curl.h>
+
+static inline CURLcode courier_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode courier_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode courier_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode courier_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode courier_easy_setopt_write_function(CURL *handle, CURLoption option,
+                                                          size_t (*function)(char *, size_t, size_t, void *)) {
+    return curl_easy_setopt(handle, option, function);
+}
+
+static inline CURLcode courier_easy_setopt_read_function(CURL *handle,
+                                                         size_t (*function)(char *, size_t, size_t, void *)) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, function);
+}
+
+static inline CURLcode courier_easy_setopt_xferinfo_function(CURL *handle,
+                                                             int (*function)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
+}
+
+static inline CURLcode courier_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode courier_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode courier_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode courier_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode courier_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+/// The easy handle and result of a finished transfer from curl_multi_info_read, or NULL handle.
+static inline CURL *courier_multi_done_handle(CURLMsg *message, CURLcode *result) {
+    if (message == NULL || message->msg != CURLMSG_DONE) return NULL;
+    *result = message->data.result;
+    return message->easy_handle;
+}
+
+#endif

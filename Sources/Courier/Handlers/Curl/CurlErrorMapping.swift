@@ -1,0 +1,45 @@
+import CCurl
+import Foundation
+
+/// Maps libcurl's result codes to Apple's `URLError` codes.
+enum CurlErrorMapping {
+    /// The `URLError.Code` for `result`.
+    static func code(for result: CURLcode) -> URLError.Code {
+        switch result {
+        case CURLE_UNSUPPORTED_PROTOCOL: return .unsupportedURL
+        case CURLE_URL_MALFORMAT: return .badURL
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .cannotFindHost
+        case CURLE_COULDNT_CONNECT: return .cannotConnectToHost
+        case CURLE_OPERATION_TIMEDOUT: return .timedOut
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2_STREAM,
+             CURLE_HTTP2:
+            return .networkConnectionLost
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP_RETURNED_ERROR, CURLE_RANGE_ERROR: return .badServerResponse
+        case CURLE_BAD_CONTENT_ENCODING: return .cannotDecodeContentData
+        case CURLE_TOO_MANY_REDIRECTS: return .httpTooManyRedirects
+        case CURLE_LOGIN_DENIED, CURLE_AUTH_ERROR: return .userAuthenticationRequired
+        case CURLE_PEER_FAILED_VERIFICATION: return .serverCertificateUntrusted
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CIPHER,
+             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
+            return .secureConnectionFailed
+        case CURLE_SSL_CERTPROBLEM: return .clientCertificateRejected
+        case CURLE_SSL_CACERT_BADFILE: return .secureConnectionFailed
+        case CURLE_FILESIZE_EXCEEDED: return .dataLengthExceedsMaximum
+        case CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND: return .requestBodyStreamExhausted
+        case CURLE_WRITE_ERROR: return .cannotWriteToFile
+        case CURLE_ABORTED_BY_CALLBACK: return .cancelled
+        case CURLE_OUT_OF_MEMORY: return .cannotLoadFromNetwork
+        case CURLE_REMOTE_FILE_NOT_FOUND: return .fileDoesNotExist
+        case CURLE_REMOTE_ACCESS_DENIED: return .noPermissionsToReadFile
+        default: return .unknown
+        }
+    }
+
+    /// A `URLError` for `result` on `url`, with libcurl's own wording in the description.
+    static func error(for result: CURLcode, url: URL?, detail: String? = nil) -> URLError {
+        let message = String(cString: curl_easy_strerror(result))
+        let text = detail.map { "\(message): \($0)" } ?? message
+        return URLError(code(for: result), url: url, description: "\(text) (libcurl error \(result.rawValue))")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A request body read by libcurl as it sends: bytes in memory or an `InputStream` (a file or the
+/// app's stream). Nothing is copied up front, so a multi-GiB upload keeps memory flat.
+final class CurlRequestBody: @unchecked Sendable {
+    private enum Source {
+        case data(Data, offset: Int)
+        case stream(InputStream)
+    }
+
+    private var source: Source
+    /// The length when known; `nil` sends chunked (HTTP/1.1) or unsized (HTTP/2).
+    let length: Int64?
+    /// Set when the stream reported an error.
+    private(set) var streamError: (any Error)?
+
+    init(data: Data) {
+        source = .data(data, offset: 0)
+        length = Int64(data.count)
+    }
+
+    init(stream: InputStream, length: Int64?) {
+        stream.open()
+        source = .stream(stream)
+        self.length = length
+    }
+
+    deinit {
+        if case .stream(let stream) = source { stream.close() }
+    }
+
+    /// Fills `buffer`; 0 at the end; `CURL_READFUNC_ABORT` on a stream error.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        switch source {
+        case .data(let data, let offset):
+            let count = min(buffer.count, data.count - offset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { raw in
+                if let start = raw.baseAddress { base.copyMemory(from: start + offset, byteCount: count) }
+            }
+            source = .data(data, offset: offset + count)
+            return count
+        case .stream(let stream):
+            let read = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
+            if read < 0 {
+                streamError = stream.streamError
+                return 0x1000_0000 // CURL_READFUNC_ABORT
+            }
+            return read
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import CCurl
+import Foundation
+
+/// One libcurl easy handle and the C callbacks that feed its ``CurlTransferDelegate``.
+///
+/// The handle is configured on the handler's thread before it is added to the loop; afterwards only
+/// the loop thread touches it. Callbacks find the transfer through libcurl's user-data pointer
+/// (unretained: the loop keeps the transfer alive while the handle is in the multi handle).
+final class CurlTransfer: @unchecked Sendable {
+    let easy: UnsafeMutableRawPointer
+    private let lock = Lock()
+    private weak var delegate: (any CurlTransferDelegate)?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headParser = CurlResponseHeadParser()
+    private var body: CurlRequestBody?
+    /// Strings libcurl was given by pointer and may read until cleanup.
+    private var retainedStrings: [UnsafeMutablePointer<CChar>] = []
+    private var finished = false
+
+    /// A transfer with a fresh easy handle; `nil` if libcurl cannot make one.
+    init?(delegate: any CurlTransferDelegate) {
+        guard CurlGlobal.isInitialized, let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+        self.delegate = delegate
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = courier_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
+        _ = courier_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        _ = courier_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
+        _ = courier_easy_setopt_xferinfo_function(easy, curlProgressCallback)
+        _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        if let headerList { curl_slist_free_all(headerList) }
+        for string in retainedStrings { free(string) }
+    }
+
+    // MARK: Configuration (before the transfer is added to the loop)
+
+    /// Sets a string option; libcurl copies most strings, but the copy is kept alive anyway.
+    @discardableResult
+    func set(_ option: CURLoption, _ value: String) -> Bool {
+        guard let copy = strdup(value) else { return false }
+        retainedStrings.append(copy)
+        return courier_easy_setopt_string(easy, option, copy) == CURLE_OK
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, _ value: Int) -> Bool {
+        courier_easy_setopt_long(easy, option, value) == CURLE_OK
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, offset value: Int64) -> Bool {
+        courier_easy_setopt_off(easy, option, curl_off_t(value)) == CURLE_OK
+    }
+
+    /// The request header lines ("Name: value"; "Name:" removes a header libcurl would add).
+    func setHeaders(_ lines: [String]) {
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else { continue }
+            list = appended
+        }
+        headerList = list
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeRawPointer(list))
+    }
+
+    /// Streams the request body from `body` through libcurl's read callback.
+    func setBody(_ body: CurlRequestBody) {
+        self.body = body
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_READDATA, Unmanaged.passUnretained(self).toOpaque())
+        _ = courier_easy_setopt_read_function(easy, curlReadCallback)
+    }
+
+    // MARK: Reports (loop thread)
+
+    fileprivate func header(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        switch headParser.consume(bytes) {
+        case .needMore, .informational:
+            return true
+        case .malformed:
+            return false
+        case .head(let head):
+            delegate?.transfer(self, didReceiveHead: head)
+            return true
+        }
+    }
+
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        delegate?.transfer(self, didReceive: bytes) ?? true
+    }
+
+    fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        body?.read(into: buffer) ?? 0
+    }
+
+    fileprivate func progress(uploaded: Int64, uploadTotal: Int64) {
+        guard uploaded > 0 else { return }
+        delegate?.transfer(self, didSend: uploaded, of: uploadTotal)
+    }
+
+    /// Reports the end once; later calls are ignored.
+    func finish(result: CURLcode) {
+        let first: Bool = lock.withLock {
+            defer { finished = true }
+            return !finished
+        }
+        guard first else { return }
+        delegate?.transfer(self, didFinishWith: result)
+        delegate = nil
+    }
+
+    /// Stops reporting (the handler stopped).
+    func release() {
+        lock.withLock { finished = true }
+        delegate = nil
+    }
+
+    // MARK: Information after the transfer
+
+    func info(long info: CURLINFO) -> Int? {
+        var value = 0
+        return courier_easy_getinfo_long(easy, info, &value) == CURLE_OK ? value : nil
+    }
+
+    func info(offset info: CURLINFO) -> Int64? {
+        var value: curl_off_t = 0
+        return courier_easy_getinfo_off(easy, info, &value) == CURLE_OK ? Int64(value) : nil
+    }
+
+    func info(string info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard courier_easy_getinfo_string(easy, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+}
+
+private func transfer(from userdata: UnsafeMutableRawPointer?) -> CurlTransfer? {
+    guard let userdata else { return nil }
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+}
+
+private let curlHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, userdata in
+    let length = size * count
+    guard let transfer = transfer(from: userdata), let data else { return length }
+    return transfer.header(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+private let curlWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, userdata in
+    let length = size * count
+    guard let transfer = transfer(from: userdata), let data else { return length }
+    return transfer.write(UnsafeRawBufferPointer(start: data, count: length)) ? length : Int(CURL_WRITEFUNC_PAUSE)
+}
+
+private let curlReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, userdata in
+    guard let transfer = transfer(from: userdata), let data else { return 0 }
+    return transfer.read(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+}
+
+private let curlProgressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = { userdata, _, _, uploadTotal, uploaded in
+    transfer(from: userdata)?.progress(uploaded: Int64(uploaded), uploadTotal: Int64(uploadTotal))
+    return 0
+}

@@ -1,0 +1,77 @@
+import CCurl
+import Foundation
+
+/// What libcurl measured about a finished transfer, as Apple's transaction metrics.
+struct CurlTransferMetrics: Sendable {
+    private let started: Date
+    private let protocolName: String?
+    private let reused: Bool
+    private let remoteAddress: String?
+    private let remotePort: Int?
+    private let localAddress: String?
+    private let localPort: Int?
+    private let uploaded: Int64
+    private let downloaded: Int64
+    private let headerBytes: Int64
+    private let requestBytes: Int64
+    private let timings: [Int64?]
+
+    init(_ transfer: CurlTransfer, started: Date) {
+        self.started = started
+        timings = [CURLINFO_NAMELOOKUP_TIME_T, CURLINFO_CONNECT_TIME_T, CURLINFO_APPCONNECT_TIME_T,
+                   CURLINFO_PRETRANSFER_TIME_T, CURLINFO_STARTTRANSFER_TIME_T, CURLINFO_TOTAL_TIME_T]
+            .map { transfer.info(offset: $0) }
+        switch transfer.info(long: CURLINFO_HTTP_VERSION) {
+        case Int(CURL_HTTP_VERSION_1_0): protocolName = "http/1.0"
+        case Int(CURL_HTTP_VERSION_1_1): protocolName = "http/1.1"
+        case Int(CURL_HTTP_VERSION_2_0): protocolName = "h2"
+        case Int(CURL_HTTP_VERSION_3): protocolName = "h3"
+        default: protocolName = nil
+        }
+        remoteAddress = transfer.info(string: CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
+        remotePort = transfer.info(long: CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
+        localAddress = transfer.info(string: CURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
+        localPort = transfer.info(long: CURLINFO_LOCAL_PORT).flatMap { $0 > 0 ? $0 : nil }
+        reused = remoteAddress != nil && (transfer.info(long: CURLINFO_NUM_CONNECTS) ?? 1) == 0
+        uploaded = transfer.info(offset: CURLINFO_SIZE_UPLOAD_T) ?? 0
+        downloaded = transfer.info(offset: CURLINFO_SIZE_DOWNLOAD_T) ?? 0
+        headerBytes = Int64(transfer.info(long: CURLINFO_HEADER_SIZE) ?? 0)
+        requestBytes = Int64(transfer.info(long: CURLINFO_REQUEST_SIZE) ?? 0)
+    }
+
+    /// Writes the measurements into `values`.
+    func apply(to values: inout URLSessionTaskTransactionMetrics.Values) {
+        func date(_ index: Int) -> Date? {
+            guard let micros = timings[index], micros > 0 else { return nil }
+            return started.addingTimeInterval(Double(micros) / 1e6)
+        }
+        values.fetchStartDate = started
+        if !reused {
+            values.domainLookupStartDate = started
+            values.domainLookupEndDate = date(0)
+            values.connectStartDate = date(0) ?? started
+            values.connectEndDate = date(2) ?? date(1)
+            if let tls = date(2) {
+                values.secureConnectionStartDate = date(1)
+                values.secureConnectionEndDate = tls
+            }
+        }
+        values.requestStartDate = date(3) ?? started
+        values.requestEndDate = date(3) ?? started
+        values.responseStartDate = date(4)
+        values.responseEndDate = date(5)
+        values.networkProtocolName = protocolName
+        values.isReusedConnection = reused
+        values.remoteAddress = remoteAddress
+        values.remotePort = remotePort.map(String.init)
+        values.localAddress = localAddress
+        values.localPort = localPort.map(String.init)
+        values.countOfRequestBodyBytesSent = uploaded
+        values.countOfRequestBodyBytesBeforeEncoding = uploaded
+        values.countOfRequestHeaderBytesSent = max(requestBytes - uploaded, 0)
+        values.countOfResponseBodyBytesAfterDecoding = downloaded
+        values.countOfResponseBodyBytesReceived = downloaded
+        values.countOfResponseHeaderBytesReceived = headerBytes
+        values.resourceFetchType = .networkLoad
+    }
+}

@@ -1,0 +1,70 @@
+import CCurl
+import Foundation
+
+/// Turns a `URLRequest` into easy-handle options: URL, method, headers (with stored cookies), body,
+/// HTTP version, content decoding, timeouts and proxy.
+enum HTTPTransferConfiguration {
+    /// The `User-Agent` sent when the request sets none.
+    static let defaultUserAgent: String = {
+        let process = ProcessInfo.processInfo.processName
+        return "\(process) Courier/1.0 \(CurlGlobal.version.split(separator: " ").first ?? "libcurl")"
+    }()
+
+    static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) {
+        guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.fragment = nil
+        guard let address = components?.string, transfer.set(CURLOPT_URL, address) else {
+            throw URLError(.badURL, url: url, description: "libcurl does not accept this URL.")
+        }
+        transfer.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        transfer.set(CURLOPT_FOLLOWLOCATION, 0)
+        transfer.set(CURLOPT_TCP_KEEPALIVE, 1)
+        let connectTimeout = request.timeoutInterval != 60 ? request.timeoutInterval : environment.requestTimeout
+        if connectTimeout > 0, connectTimeout.isFinite {
+            transfer.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e6) * 1000))
+        }
+
+        var fields = request.allHTTPHeaderFields ?? [:]
+        let names = Set(fields.keys.map { $0.lowercased() })
+        if let encoding = fields.first(where: { $0.key.lowercased() == "accept-encoding" }) {
+            transfer.set(CURLOPT_ACCEPT_ENCODING, encoding.value)
+            fields.removeValue(forKey: encoding.key)
+        } else {
+            transfer.set(CURLOPT_ACCEPT_ENCODING, "")
+        }
+        var lines = fields.sorted { $0.key < $1.key }.map { $0.value.isEmpty ? "\($0.key);" : "\($0.key): \($0.value)" }
+        if !names.contains("user-agent") { lines.append("User-Agent: \(defaultUserAgent)") }
+        if !names.contains("accept") { lines.append("Accept: */*") }
+        if !names.contains("expect") { lines.append("Expect:") }
+        if !names.contains("cookie"), let cookie = HTTPCookieHandling.cookieHeader(for: request, environment: environment) {
+            lines.append("Cookie: \(cookie)")
+        }
+
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let body = try makeBody(for: request)
+        switch (method, body) {
+        case ("GET", nil):
+            transfer.set(CURLOPT_HTTPGET, 1)
+        case ("HEAD", _):
+            transfer.set(CURLOPT_NOBODY, 1)
+        case (_, let body?):
+            transfer.set(CURLOPT_UPLOAD, 1)
+            transfer.set(CURLOPT_CUSTOMREQUEST, method)
+            if let length = body.length { transfer.set(CURLOPT_INFILESIZE_LARGE, offset: length) }
+            transfer.setBody(body)
+        case (_, nil):
+            transfer.set(CURLOPT_CUSTOMREQUEST, method)
+            if method == "POST" || method == "PUT" || method == "PATCH" { lines.append("Content-Length: 0") }
+        }
+        transfer.setHeaders(lines)
+        HTTPProxyConfiguration.apply(environment.proxyDictionary, to: transfer)
+    }
+
+    private static func makeBody(for request: URLRequest) throws(URLError) -> CurlRequestBody? {
+        if let data = request.httpBody { return CurlRequestBody(data: data) }
+        guard let stream = request.httpBodyStream else { return nil }
+        let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        return CurlRequestBody(stream: stream, length: length)
+    }
+}

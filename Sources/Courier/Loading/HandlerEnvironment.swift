@@ -1,0 +1,64 @@
+import Foundation
+
+/// What a built-in handler needs to know about the session it serves, without depending on the
+/// session layer: the stores, the connection settings, and a place for per-session engines.
+///
+/// The session builds one environment when it is created; every task's client hands it to handlers
+/// through ``BuiltInHandlerClient/environment``.
+struct HandlerEnvironment: @unchecked Sendable {
+    /// Per-session objects handlers create on first use (the libcurl multi loop, SSH connections).
+    let resources: HandlerSessionResources
+    let cookieStorage: HTTPCookieStorage?
+    /// `httpShouldSetCookies`: send stored cookies and store received ones.
+    let shouldSetCookies: Bool
+    let cookieAcceptPolicy: HTTPCookie.AcceptPolicy
+    let credentialStorage: URLCredentialStorage?
+    let cache: URLCache?
+    let maximumConnectionsPerHost: Int
+    let proxyDictionary: [AnyHashable: Any]?
+    /// `timeoutIntervalForRequest`, also used as the connect timeout.
+    let requestTimeout: TimeInterval
+
+    /// An environment with no stores, for handlers driven outside a session.
+    static func standalone() -> HandlerEnvironment {
+        HandlerEnvironment(resources: HandlerSessionResources(), cookieStorage: nil, shouldSetCookies: false,
+                           cookieAcceptPolicy: .never, credentialStorage: nil, cache: nil,
+                           maximumConnectionsPerHost: 6, proxyDictionary: nil, requestTimeout: 60)
+    }
+}
+
+/// An object a handler keeps for the lifetime of a session, shut down when the session goes away.
+protocol HandlerSessionResource: AnyObject, Sendable {
+    /// Releases threads, connections and handles. Called once.
+    func shutDown()
+}
+
+/// The per-session resources of all handlers, keyed by handler family.
+final class HandlerSessionResources: @unchecked Sendable {
+    private let lock = Lock()
+    private var resources: [String: any HandlerSessionResource] = [:]
+
+    /// The resource stored under `key`, created by `make` on first use (`nil` when it cannot be
+    /// made; the next call tries again).
+    func resource<R: HandlerSessionResource>(_ key: String, make: () -> R?) -> R? {
+        lock.withLock {
+            if let existing = resources[key] { return existing as? R }
+            guard let created = make() else { return nil }
+            resources[key] = created
+            return created
+        }
+    }
+
+    /// Shuts every resource down (the session was invalidated or released).
+    func shutDownAll() {
+        let all: [any HandlerSessionResource] = lock.withLock {
+            defer { resources.removeAll() }
+            return Array(resources.values)
+        }
+        for resource in all { resource.shutDown() }
+    }
+
+    deinit {
+        for resource in resources.values { resource.shutDown() }
+    }
+}
