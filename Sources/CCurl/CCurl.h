@@ -63,4 +63,10 @@ static inline CURL *courier_multi_done_handle(CURLMsg *message, CURLcode *result
     return message->easy_handle;
 }
 
+/// CURLAUTH_* are cast expressions Swift cannot import; these carry their values.
+static const long courier_auth_basic = (long)CURLAUTH_BASIC;
+static const long courier_auth_digest = (long)CURLAUTH_DIGEST;
+static const long courier_auth_ntlm = (long)CURLAUTH_NTLM;
+static const long courier_auth_negotiate = (long)CURLAUTH_NEGOTIATE;
+
 #endif

@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// Maps libcurl's result codes to Apple's `URLError` codes.

@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 /// libcurl's process-wide initialisation, done once before the first handle is made.
 enum CurlGlobal {

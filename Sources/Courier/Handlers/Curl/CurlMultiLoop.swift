@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// One libcurl multi handle and the thread that drives it: every http(s) and ftp transfer of a

@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// What a transfer reports, on the loop thread. The handler adopts it.

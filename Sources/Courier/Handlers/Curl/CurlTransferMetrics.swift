@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// What libcurl measured about a finished transfer, as Apple's transaction metrics.

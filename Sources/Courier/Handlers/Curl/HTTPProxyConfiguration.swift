@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// Applies `connectionProxyDictionary` to a transfer. Without one, libcurl follows the usual

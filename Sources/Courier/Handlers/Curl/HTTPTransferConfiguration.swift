@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// Turns a `URLRequest` into easy-handle options: URL, method, headers (with stored cookies), body,
@@ -37,6 +37,9 @@ enum HTTPTransferConfiguration {
         if !names.contains("user-agent") { lines.append("User-Agent: \(defaultUserAgent)") }
         if !names.contains("accept") { lines.append("Accept: */*") }
         if !names.contains("expect") { lines.append("Expect:") }
+        if let resume = ResumeRequest.parameters(of: request), !names.contains("range") {
+            lines += HTTPResumeSupport.requestHeaders(offset: resume.offset, validator: resume.validator)
+        }
         if !names.contains("cookie"), let cookie = HTTPCookieHandling.cookieHeader(for: request, environment: environment) {
             lines.append("Cookie: \(cookie)")
         }

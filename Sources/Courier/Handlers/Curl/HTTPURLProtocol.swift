@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// The handler for `http:` and `https:` URLs, on libcurl.
@@ -7,21 +7,25 @@ import Foundation
 /// the session's tasks, HTTPS negotiates HTTP/2 by ALPN (HTTP/1.1 otherwise), and bodies stream —
 /// responses to the task as they arrive (pausing libcurl while the consumer is behind), request
 /// bodies from memory, a file or a stream. Content encodings (gzip, deflate, br, zstd) are decoded.
+///
 /// Redirects are not followed by libcurl: they go back to the task, which asks the delegate
-/// (``HTTPRedirectRequest`` builds the proposed request).
+/// (``HTTPRedirectRequest`` builds the proposed request). A 401 or 407 becomes an authentication
+/// challenge (``HTTPAuthentication``); a credential retries the request within this instance.
 final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
     static let schemes = ["http", "https"]
 
-    private enum State { case idle, running, paused, redirected, stopped, finished }
+    /// Where one load is.
+    enum State { case idle, running, paused, redirected, challenging, stopped, finished }
 
-    private let lock = Lock()
+    let lock = Lock()
     private var state = State.idle
     private var transfer: CurlTransfer?
     private var loop: CurlMultiLoop?
     private var responseDelivered = false
-    private var malformedHead = false
     private var lastBytesSent: Int64 = 0
     private var started = Date()
+    /// The credential the current attempt sends, and what the authentication exchange remembers.
+    var authentication = HTTPAuthentication()
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
@@ -30,29 +34,50 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
+    var environment: HandlerEnvironment {
+        (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+    }
+
     override func startLoading() {
+        startAttempt(expecting: .idle)
+    }
+
+    /// Starts a transfer for the request with the current credential; `expected` is the state the
+    /// handler must be in (idle at first, challenging for a retry).
+    func startAttempt(expecting expected: State) {
         guard let url = request.url else { return }
-        let environment = (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+        let environment = self.environment
         guard let loop = CurlMultiLoop.shared(in: environment), let transfer = CurlTransfer(delegate: self) else {
-            client?.urlProtocol(self, didFailWithError: URLError(.cannotLoadFromNetwork, url: url,
-                                                                 description: "libcurl could not be initialised."))
+            fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised."), expecting: expected)
             return
         }
         do {
             try HTTPTransferConfiguration.configure(transfer, for: request, environment: environment)
+            authentication.apply(to: transfer)
         } catch {
-            client?.urlProtocol(self, didFailWithError: error)
+            fail(error, expecting: expected)
             return
         }
         let proceed: Bool = lock.withLock {
-            guard state == .idle else { return false }
+            guard state == expected else { return false }
             state = .running
             self.transfer = transfer
             self.loop = loop
+            responseDelivered = false
+            lastBytesSent = 0
             started = Date()
             return true
         }
         if proceed { loop.add(transfer) }
+    }
+
+    private func fail(_ error: URLError, expecting expected: State) {
+        let proceed: Bool = lock.withLock {
+            guard state == expected else { return false }
+            state = .finished
+            return true
+        }
+        if proceed { client?.urlProtocol(self, didFailWithError: error) }
     }
 
     override func stopLoading() {
@@ -79,18 +104,41 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         guard lock.withLock({ state == .running || state == .paused }), let requestURL = request.url else { return }
         let url = transfer.info(string: CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? requestURL
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, fields: head.fields)
-        let environment = (client as? BuiltInHandlerClient)?.environment
-        if let environment { HTTPCookieHandling.store(from: response, for: request, environment: environment) }
+        let environment = self.environment
+        HTTPCookieHandling.store(from: response, for: request, environment: environment)
+        if authentication.beginChallenge(for: response, request: request, environment: environment) {
+            // The body of the 401/407 is kept until the delegate decides; nothing is delivered yet.
+            return
+        }
         if let redirect = HTTPRedirectRequest.make(after: response, for: request) {
             lock.withLock { state = .redirected }
             client?.urlProtocol(self, wasRedirectedTo: redirect, redirectResponse: response)
             return
+        }
+        authentication.succeeded(environment: environment)
+        deliver(response)
+    }
+
+    /// Passes the final response to the client, with resume information for download tasks.
+    func deliver(_ response: HTTPURLResponse) {
+        if let builtIn = client as? BuiltInHandlerClient {
+            if let resume = ResumeRequest.parameters(of: request),
+               let total = HTTPResumeSupport.continuation(of: response, at: resume.offset) {
+                builtIn.didResume(atOffset: resume.offset, expectedTotalBytes: total)
+            }
+            if (200...299).contains(response.statusCode), let validator = HTTPResumeSupport.validator(of: response) {
+                builtIn.setResumeValidator(validator)
+            }
         }
         lock.withLock { responseDelivered = true }
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
     }
 
     func transfer(_ transfer: CurlTransfer, didReceive bytes: UnsafeRawBufferPointer) -> Bool {
+        if authentication.isChallenging {
+            authentication.bufferFailureBody(bytes)
+            return true
+        }
         let current = lock.withLock { state }
         guard current == .running else { return current != .paused }
         if let builtIn = client as? BuiltInHandlerClient, !builtIn.canAcceptMoreData {
@@ -116,9 +164,10 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     }
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
+        let challenging = authentication.isChallenging
         let (proceed, delivered, start): (Bool, Bool, Date) = lock.withLock {
             guard state == .running || state == .paused else { return (false, false, started) }
-            state = .finished
+            state = challenging && result == CURLE_OK ? .challenging : .finished
             self.transfer = nil
             self.loop = nil
             return (true, responseDelivered, started)
@@ -129,7 +178,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             builtIn.didCollectTransactionMetrics { measured.apply(to: &$0) }
         }
         let url = request.url
-        if result == CURLE_OK && delivered {
+        if challenging && result == CURLE_OK {
+            presentChallenge()
+        } else if result == CURLE_OK && delivered {
             client?.urlProtocolDidFinishLoading(self)
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
@@ -137,5 +188,53 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         } else {
             client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url))
         }
+    }
+
+    // MARK: Authentication challenges
+
+    private func presentChallenge() {
+        guard let challenge = authentication.makeChallenge(sender: HTTPChallengeSender { [weak self] answer in
+            self?.answer(answer)
+        }) else {
+            finishWithFailureResponse()
+            return
+        }
+        client?.urlProtocol(self, didReceive: challenge)
+    }
+
+    private func answer(_ answer: HTTPChallengeSender.Answer) {
+        guard lock.withLock({ state == .challenging }) else { return }
+        switch authentication.resolve(answer, environment: environment) {
+        case .retry:
+            startAttempt(expecting: .challenging)
+        case .nextSpace:
+            presentChallenge()
+        case .giveUp:
+            finishWithFailureResponse()
+        case .cancel:
+            let proceed: Bool = lock.withLock {
+                guard state == .challenging else { return false }
+                state = .finished
+                return true
+            }
+            if proceed {
+                client?.urlProtocol(self, didFailWithError: URLError(.cancelled, url: request.url,
+                                                                     description: "The authentication challenge was cancelled."))
+            }
+        }
+    }
+
+    /// Delivers the 401/407 response and its body as the task's result.
+    private func finishWithFailureResponse() {
+        guard let (response, body) = authentication.takeFailure(),
+              lock.withLock({ () -> Bool in
+                  guard state == .challenging else { return false }
+                  state = .finished
+                  return true
+              }) else { return }
+        lock.withLock { responseDelivered = true }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        if !body.isEmpty { client?.urlProtocol(self, didLoad: body) }
+        client?.urlProtocolDidFinishLoading(self)
     }
 }

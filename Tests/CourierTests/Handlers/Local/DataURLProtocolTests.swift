@@ -116,6 +116,30 @@ struct DataURLProtocolTests {
         #expect(response.expectedContentLength == 13)
     }
 
+    /// The handler delivers the whole body and finishes at once; a task suspended after that (here
+    /// in `didReceive response`) must still deliver everything and complete when resumed.
+    @Test func resumeAfterSuspendingAFinishedLoadCompletes() async throws {
+        let suspended = ResultBox<Bool>()
+        let recorder = LocalDataRecorder(onResponse: { dataTask in
+            usleep(50_000) // let the handler report its data and its end
+            dataTask.suspend()
+            suspended.set(true)
+        })
+        let session = LocalTestSupport.session(delegate: recorder)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: try url("data:,hello"))
+        task.resume()
+        #expect(await LocalTestSupport.eventually { suspended.value != nil })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(task.state == .suspended)
+        #expect(recorder.chunkCount == 0)
+        task.resume()
+        #expect(await LocalTestSupport.eventually(timeout: .seconds(5)) { recorder.completed },
+                "resume() did not restart delivery: the task is stuck in state \(task.state)")
+        #expect(recorder.body == Data("hello".utf8))
+        #expect(recorder.error == nil)
+    }
+
     // MARK: - Malformed
 
     /// Bad input that survives `URL(string:)`. (Bad percent escapes such as `%zz` or a trailing `%4`

@@ -448,6 +448,39 @@ extension LocalHandlerHeavyTests {
             #expect(task.state == .completed)
         }
 
+        /// A file smaller than the back-pressure high-water mark is read to its end at once; a task
+        /// suspended after that must still deliver everything and complete when resumed.
+        @Test func resumeAfterSuspendingAFinishedReadCompletes() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 4 << 20
+            let contents = try LocalTestSupport.randomBytes(size)
+            let file = try directory.file("small.bin", contents)
+            let suspended = ResultBox<Bool>()
+            let recorder = LocalDataRecorder(keepBody: false, expected: contents) { index, dataTask in
+                if index == 0 {
+                    usleep(100_000) // the handler reads the remaining 3 MiB and reports its end meanwhile
+                    dataTask.suspend()
+                    suspended.set(true)
+                }
+            }
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.invalidateAndCancel() }
+            let task = session.dataTask(with: file)
+            task.resume()
+            #expect(await LocalTestSupport.eventually { suspended.value != nil })
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(task.state == .suspended)
+            #expect(recorder.chunkCount == 1)
+            #expect(task.countOfBytesReceived == Int64(size))
+            task.resume()
+            #expect(await LocalTestSupport.eventually(timeout: .seconds(5)) { recorder.completed },
+                    "resume() did not restart delivery: the task is stuck in state \(task.state) after \(recorder.received) bytes")
+            #expect(recorder.error == nil)
+            #expect(recorder.received == size)
+            #expect(recorder.mismatch == nil)
+        }
+
         @Test func suspendFromOutsideAndResume() async throws {
             let directory = try LocalTempDirectory()
             defer { directory.remove() }

@@ -63,7 +63,7 @@ enum LocalTestSupport {
         let box = ResultBox<(Data?, URLResponse?, (any Error)?)>()
         let task = session.dataTask(with: url) { data, response, error in box.set((data, response, error)) }
         task.resume()
-        guard await eventually(_: { box.value != nil }), let result = box.value else {
+        guard await eventually(timeout: timeout, { box.value != nil }), let result = box.value else {
             task.cancel()
             throw TimedOut(what: "a data task for \(url.absoluteString.prefix(80))")
         }
@@ -242,11 +242,17 @@ final class LocalDataRecorder: NSObject, URLSessionDataDelegate, @unchecked Send
     /// Called (on the delegate queue) after each chunk is recorded, with the chunk's index.
     let onChunk: (@Sendable (_ index: Int, _ dataTask: URLSessionDataTask) -> Void)?
 
+    /// Called (on the delegate queue) when the response arrives, before the task is allowed to
+    /// continue.
+    let onResponse: (@Sendable (_ dataTask: URLSessionDataTask) -> Void)?
+
     init(keepBody: Bool = true, expected: Data? = nil, delayPerChunk: useconds_t = 0,
+         onResponse: (@Sendable (_ dataTask: URLSessionDataTask) -> Void)? = nil,
          onChunk: (@Sendable (_ index: Int, _ dataTask: URLSessionDataTask) -> Void)? = nil) {
         self.keepBody = keepBody
         self.expected = expected
         self.delayPerChunk = delayPerChunk
+        self.onResponse = onResponse
         self.onChunk = onChunk
     }
 
@@ -264,6 +270,7 @@ final class LocalDataRecorder: NSObject, URLSessionDataDelegate, @unchecked Send
         lock.lock()
         _response = response
         lock.unlock()
+        onResponse?(dataTask)
         completionHandler(.allow)
     }
 
