@@ -4,6 +4,7 @@
 #define COURIER_CCURL_H
 
 #include <curl/curl.h>
+#include <string.h>
 
 static inline CURLcode courier_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -61,6 +62,24 @@ static inline CURL *courier_multi_done_handle(CURLMsg *message, CURLcode *result
     if (message == NULL || message->msg != CURLMSG_DONE) return NULL;
     *result = message->data.result;
     return message->easy_handle;
+}
+
+/// The number of certificates CURLOPT_CERTINFO collected for a transfer.
+static inline int courier_certinfo_count(CURL *handle) {
+    struct curl_certinfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_CERTINFO, &info) != CURLE_OK || info == NULL) return 0;
+    return info->num_of_certs;
+}
+
+/// The PEM text of certificate `index` ("Cert:" entry), or NULL. Valid until the handle is cleaned up.
+static inline const char *courier_certinfo_pem(CURL *handle, int index) {
+    struct curl_certinfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_CERTINFO, &info) != CURLE_OK || info == NULL) return NULL;
+    if (index < 0 || index >= info->num_of_certs) return NULL;
+    for (struct curl_slist *entry = info->certinfo[index]; entry != NULL; entry = entry->next) {
+        if (entry->data != NULL && strncmp(entry->data, "Cert:", 5) == 0) return entry->data + 5;
+    }
+    return NULL;
 }
 
 /// CURLAUTH_* are cast expressions Swift cannot import; these carry their values.

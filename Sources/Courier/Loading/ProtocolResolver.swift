@@ -3,9 +3,10 @@ import Foundation
 /// Picks the handler class for a request, in Courier's order of precedence:
 /// 1. the session configuration's `protocolClasses`, in order;
 /// 2. classes registered with `URLProtocol.registerClass(_:)`, most recent first;
-/// 3. the built-in handlers, found by scheme in a ``SchemeTable``.
+/// 3. plugins loaded at run time (``PluginLoader``), found by scheme;
+/// 4. the built-in handlers, found by scheme in a ``SchemeTable``.
 ///
-/// Steps 1 and 2 ask each class's `canInit(with:)`, as Apple does; step 3 is one table lookup.
+/// Steps 1 and 2 ask each class's `canInit(with:)`, as Apple does; steps 3 and 4 are table lookups.
 struct ProtocolResolver: Sendable {
     /// The configuration's classes, captured when the session was created.
     let configured: [ProtocolClassBox]
@@ -16,6 +17,7 @@ struct ProtocolResolver: Sendable {
     func handlerClass(for request: URLRequest) -> URLProtocol.Type? {
         for box in configured where box.type.canInit(with: request) { return box.type }
         for type in ProtocolRegistry.shared.registered where type.canInit(with: request) { return type }
+        if let scheme = request.url?.scheme, PluginLoader.shared.serves(scheme: scheme) { return PluginURLProtocol.self }
         guard let scheme = request.url?.scheme,
               let type = builtIns.handler(forScheme: scheme),
               type.canInit(with: request) else { return nil }

@@ -8,6 +8,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     private let _user: String
     private let _password: String
     private let _persistence: Persistence
+    private let _trust: SecTrust?
 
     private static let userKey = "NS._user"
     private static let passwordKey = "NS._password"
@@ -23,8 +24,22 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _user = user
         _password = password
         _persistence = persistence
+        _trust = nil
         super.init()
     }
+
+    /// A credential that accepts the server whose trust object a server-trust challenge carried
+    /// (see ``SecTrust``). Its persistence is `.forSession`; it has no user or password.
+    public init(trust: SecTrust) {
+        _user = ""
+        _password = ""
+        _persistence = .forSession
+        _trust = trust
+        super.init()
+    }
+
+    /// The server trust this credential accepts, for `init(trust:)` credentials.
+    var trust: SecTrust? { _trust }
 
     /// Decodes a credential written by `encode(with:)`; fails for a non-keyed coder.
     ///
@@ -36,6 +51,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         let rawPersistence = aDecoder.decodeInteger(forKey: Self.persistenceKey)
         _user = user.map { String(describing: $0) } ?? ""
         _password = password.map { String(describing: $0) } ?? ""
+        _trust = nil
         _persistence = UInt(exactly: rawPersistence).flatMap(Persistence.init(rawValue:)) ?? .none
         super.init()
     }
@@ -87,13 +103,13 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     open var persistence: URLCredential.Persistence { _persistence }
 
     /// The user name.
-    open var user: String? { _user }
+    open var user: String? { _trust == nil ? _user : nil }
 
     /// The password.
-    open var password: String? { _password }
+    open var password: String? { _trust == nil ? _password : nil }
 
     /// Whether the credential carries a password; always `true` for password credentials.
-    open var hasPassword: Bool { true }
+    open var hasPassword: Bool { _trust == nil }
 
     /// A summary naming the user and persistence; the password is never printed.
     override open var description: String {

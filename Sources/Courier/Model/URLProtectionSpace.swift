@@ -15,6 +15,7 @@ open class URLProtectionSpace: NSObject, NSCopying, @unchecked Sendable {
     private let _realm: String?
     private let _authenticationMethod: String
     private let _isProxy: Bool
+    private let _serverTrust: SecTrust?
 
     /// Returns the protection space itself; it is immutable.
     override open func copy() -> Any {
@@ -45,8 +46,25 @@ open class URLProtectionSpace: NSObject, NSCopying, @unchecked Sendable {
         _realm = realm
         _authenticationMethod = authenticationMethod ?? NSURLAuthenticationMethodDefault
         _isProxy = false
+        _serverTrust = nil
         super.init()
     }
+
+    /// The protection space of a server-trust challenge for `host`, carrying the chain it presented.
+    init(host: String, port: Int, protocol: String?, serverTrust: SecTrust) {
+        _host = host
+        _port = port
+        _protocol = `protocol`
+        _proxyType = nil
+        _realm = nil
+        _authenticationMethod = NSURLAuthenticationMethodServerTrust
+        _isProxy = false
+        _serverTrust = serverTrust
+        super.init()
+    }
+
+    /// For a server-trust challenge, the server's certificate chain and the verification failure.
+    open var serverTrust: SecTrust? { _serverTrust }
 
     /// Creates the protection space of a proxy server.
     ///
@@ -65,6 +83,7 @@ open class URLProtectionSpace: NSObject, NSCopying, @unchecked Sendable {
         _realm = realm
         _authenticationMethod = authenticationMethod ?? NSURLAuthenticationMethodDefault
         _isProxy = true
+        _serverTrust = nil
         super.init()
     }
 

@@ -158,6 +158,9 @@ extension URLSessionTask {
             }
             if let delegate = taskDelegate {
                 delegate.urlSession(session, task: self, didReceive: challenge, completionHandler: answer)
+            } else if let delegate = session.delegate,
+                      URLSession.isSessionWideAuthenticationMethod(challenge.protectionSpace.authenticationMethod) {
+                delegate.urlSession(session, didReceive: challenge, completionHandler: answer)
             } else {
                 answer(.performDefaultHandling, nil)
             }

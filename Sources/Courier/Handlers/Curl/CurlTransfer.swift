@@ -16,6 +16,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Strings libcurl was given by pointer and may read until cleanup.
     private var retainedStrings: [UnsafeMutablePointer<CChar>] = []
     private var finished = false
+    /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     /// A transfer with a fresh easy handle; `nil` if libcurl cannot make one.
     init?(delegate: any CurlTransferDelegate) {
@@ -31,12 +33,21 @@ final class CurlTransfer: @unchecked Sendable {
         _ = courier_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
         _ = courier_easy_setopt_xferinfo_function(easy, curlProgressCallback)
         _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
     deinit {
         curl_easy_cleanup(easy)
         if let headerList { curl_slist_free_all(headerList) }
         for string in retainedStrings { free(string) }
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's detailed message for the failure, when it gave one.
+    var errorDetail: String? {
+        let text = String(cString: errorBuffer)
+        return text.isEmpty ? nil : text
     }
 
     // MARK: Configuration (before the transfer is added to the loop)

@@ -26,6 +26,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var started = Date()
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
+    /// The server the delegate accepted after a server-trust challenge, if any.
+    private var acceptedServer: HTTPServerTrust?
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
@@ -54,6 +56,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         do {
             try HTTPTransferConfiguration.configure(transfer, for: request, environment: environment)
             authentication.apply(to: transfer)
+            lock.withLock { acceptedServer }?.apply(to: transfer)
         } catch {
             fail(error, expecting: expected)
             return
@@ -164,13 +167,14 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     }
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
-        let challenging = authentication.isChallenging
-        let (proceed, delivered, start): (Bool, Bool, Date) = lock.withLock {
-            guard state == .running || state == .paused else { return (false, false, started) }
-            state = challenging && result == CURLE_OK ? .challenging : .finished
+        let authChallenge = authentication.isChallenging && result == CURLE_OK
+        let (proceed, delivered, start, trustChallenge): (Bool, Bool, Date, Bool) = lock.withLock {
+            guard state == .running || state == .paused else { return (false, false, started, false) }
+            let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
+            state = authChallenge || trustChallenge ? .challenging : .finished
             self.transfer = nil
             self.loop = nil
-            return (true, responseDelivered, started)
+            return (true, responseDelivered, started, trustChallenge)
         }
         guard proceed else { return }
         if let builtIn = client as? BuiltInHandlerClient {
@@ -178,16 +182,67 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             builtIn.didCollectTransactionMetrics { measured.apply(to: &$0) }
         }
         let url = request.url
-        if challenging && result == CURLE_OK {
+        if authChallenge {
             presentChallenge()
+        } else if trustChallenge {
+            presentTrustChallenge(error: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail),
+                                  detail: transfer.errorDetail)
         } else if result == CURLE_OK && delivered {
             client?.urlProtocolDidFinishLoading(self)
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response could not be parsed."))
         } else {
-            client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url))
+            client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail))
         }
+    }
+
+    // MARK: Server trust
+
+    /// Asks the delegate whether to trust a server whose certificate failed verification. The
+    /// challenge's protection space carries the chain (fetched by a handshake-only probe).
+    private func presentTrustChallenge(error: URLError, detail: String?) {
+        guard let url = request.url, let host = url.host else { return }
+        let port = url.port ?? 443
+        let timeout = environment.requestTimeout
+        DispatchQueue.global().async { [self] in
+            let chain = TLSCertificateChainProbe.chain(for: url, timeout: timeout)
+            let trust = SecTrust(certificates: chain, host: host, failureReason: detail)
+            let space = URLProtectionSpace(host: host, port: port, protocol: url.scheme?.lowercased(), serverTrust: trust)
+            let sender = HTTPChallengeSender { [weak self] answer in self?.answerTrust(answer, trust: trust, error: error) }
+            let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
+                                                       failureResponse: nil, error: error, sender: sender)
+            client?.urlProtocol(self, didReceive: challenge)
+        }
+    }
+
+    private func answerTrust(_ answer: HTTPChallengeSender.Answer, trust: SecTrust, error: URLError) {
+        switch answer {
+        case .use(let credential):
+            guard let accepted = HTTPServerTrust(accepting: credential.trust ?? trust) else {
+                failChallenge(with: error)
+                return
+            }
+            let retry: Bool = lock.withLock {
+                guard state == .challenging else { return false }
+                acceptedServer = accepted
+                return true
+            }
+            if retry { startAttempt(expecting: .challenging) }
+        case .cancel:
+            failChallenge(with: URLError(.cancelled, url: request.url, description: "The server-trust challenge was cancelled."))
+        case .withoutCredential, .defaultHandling, .rejectProtectionSpace:
+            failChallenge(with: error)
+        }
+    }
+
+    private func failChallenge(with error: URLError) {
+        let proceed: Bool = lock.withLock {
+            guard state == .challenging else { return false }
+            state = .finished
+            return true
+        }
+        if proceed { client?.urlProtocol(self, didFailWithError: error) }
     }
 
     // MARK: Authentication challenges
@@ -212,15 +267,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         case .giveUp:
             finishWithFailureResponse()
         case .cancel:
-            let proceed: Bool = lock.withLock {
-                guard state == .challenging else { return false }
-                state = .finished
-                return true
-            }
-            if proceed {
-                client?.urlProtocol(self, didFailWithError: URLError(.cancelled, url: request.url,
-                                                                     description: "The authentication challenge was cancelled."))
-            }
+            failChallenge(with: URLError(.cancelled, url: request.url, description: "The authentication challenge was cancelled."))
         }
     }
 

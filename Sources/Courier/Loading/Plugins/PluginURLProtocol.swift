@@ -91,10 +91,15 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, @unchecke
 
     deinit {
         guard let current = handle else { return }
+        // A load released without being stopped or ending (its task went away) is stopped first.
+        let needsStop = !stopped && connection?.hasEnded == false
         connection?.end()
         PluginClientTable.shared.unregister(current.token)
         // Never from inside a client call (the last reference may be dropped in one): from a queue.
-        DispatchQueue.global().async { current.functions.destroy(current.pointer) }
+        DispatchQueue.global().async {
+            if needsStop { current.functions.stop(current.pointer) }
+            current.functions.destroy(current.pointer)
+        }
     }
 
     private func fail(_ error: URLError) {

@@ -247,8 +247,8 @@ final class LocalDataRecorder: NSObject, URLSessionDataDelegate, @unchecked Send
     let onResponse: (@Sendable (_ dataTask: URLSessionDataTask) -> Void)?
 
     init(keepBody: Bool = true, expected: Data? = nil, delayPerChunk: useconds_t = 0,
-         onResponse: (@Sendable (_ dataTask: URLSessionDataTask) -> Void)? = nil,
-         onChunk: (@Sendable (_ index: Int, _ dataTask: URLSessionDataTask) -> Void)? = nil) {
+         onChunk: (@Sendable (_ index: Int, _ dataTask: URLSessionDataTask) -> Void)? = nil,
+         onResponse: (@Sendable (_ dataTask: URLSessionDataTask) -> Void)? = nil) {
         self.keepBody = keepBody
         self.expected = expected
         self.delayPerChunk = delayPerChunk
