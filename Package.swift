@@ -7,9 +7,20 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .executable(name: "courier", targets: ["CourierTool"]),
+        // Handler plugins: the C contract (courier_plugin.h) and the Swift kit for plugin authors.
+        .library(name: "CourierPluginABI", targets: ["CourierPluginABI"]),
+        .library(name: "CourierPluginKit", targets: ["CourierPluginKit"]),
+        // The example plugins, loaded at run time from a directory (see Documentation/Plugins.md).
+        .library(name: "CourierGopher", type: .dynamic, targets: ["CourierGopher"]),
+        .library(name: "CourierZip", type: .dynamic, targets: ["CourierZip"]),
+        // Broken plugins for the loader's tests (built so that `swift test` can load them).
+        .library(name: "CourierTestPluginNoEntry", type: .dynamic, targets: ["CourierTestPluginNoEntry"]),
+        .library(name: "CourierTestPluginFutureABI", type: .dynamic, targets: ["CourierTestPluginFutureABI"]),
+        .library(name: "CourierTestPluginMisbehaving", type: .dynamic, targets: ["CourierTestPluginMisbehaving"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // libcurl, the engine of the http, https and ftp handlers (apt: libcurl4-openssl-dev).
@@ -21,9 +32,29 @@ let package = Package(
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl"],
+            dependencies: ["CCurl", "CourierPluginABI"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The plugin ABI: the C header every plugin and the host are built against.
+        .target(name: "CourierPluginABI"),
+        // Helps write a plugin in Swift; a plugin links it, never Courier itself.
+        .target(
+            name: "CourierPluginKit",
+            dependencies: ["CourierPluginABI"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // gopher:// in C, against courier_plugin.h alone.
+        .target(name: "CourierGopher", dependencies: ["CourierPluginABI"], path: "Plugins/Gopher/Sources"),
+        // zip: in Swift, with the plugin kit and ZIPFoundation.
+        .target(
+            name: "CourierZip",
+            dependencies: ["CourierPluginKit", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            path: "Plugins/Zip/Sources",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(name: "CourierTestPluginNoEntry", path: "Tests/PluginFixtures/NoEntry"),
+        .target(name: "CourierTestPluginFutureABI", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/FutureABI"),
+        .target(name: "CourierTestPluginMisbehaving", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/Misbehaving"),
         // The `courier` command-line tool.
         .executableTarget(
             name: "CourierTool",
@@ -42,6 +73,14 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Loads the plugins above from a directory, as an app would: they are not linked in.
+        .testTarget(
+            name: "CourierPluginTests",
+            dependencies: ["Courier"],
+            path: "Tests/PluginTests",
+            exclude: ["Fixtures"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

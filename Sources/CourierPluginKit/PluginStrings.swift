@@ -13,9 +13,9 @@ enum PluginStrings {
             var value = courier_response()
             value.struct_size = UInt32(MemoryLayout<courier_response>.size)
             value.status_code = Int32(clamping: response.statusCode)
-            value.url = response.url.map { strings.copy($0.absoluteString) }
-            value.mime_type = response.mimeType.map { strings.copy($0) }
-            value.text_encoding = response.textEncodingName.map { strings.copy($0) }
+            value.url = response.url.flatMap { strings.copy($0.absoluteString) }
+            value.mime_type = response.mimeType.flatMap { strings.copy($0) }
+            value.text_encoding = response.textEncodingName.flatMap { strings.copy($0) }
             value.expected_length = response.expectedContentLength
             value.headers = list.isEmpty ? nil : UnsafePointer(list.baseAddress)
             value.header_count = list.count

@@ -15,6 +15,10 @@ protocol BuiltInHandlerClient: AnyObject, Sendable {
     /// producing until its ``FlowControlledURLProtocol/resumeProducing()`` is called.
     var canAcceptMoreData: Bool { get }
 
+    /// The handler cannot reach the server and keeps retrying (`waitsForConnectivity`); the idle
+    /// timeout is suspended until a response arrives.
+    func taskIsWaitingForConnectivity()
+
     /// Reports body bytes sent by the handler (upload progress, `didSendBodyData`).
     func didSendBodyData(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
 

@@ -18,6 +18,10 @@ struct HandlerEnvironment: @unchecked Sendable {
     let proxyDictionary: [AnyHashable: Any]?
     /// `timeoutIntervalForRequest`, also used as the connect timeout.
     let requestTimeout: TimeInterval
+    /// `waitsForConnectivity`: retry unreachable hosts instead of failing.
+    var waitsForConnectivity = false
+    /// The TLS versions connections may use.
+    var tlsVersions: ClosedRange<UInt16> = 0x0303...0x0304
 
     /// An environment with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerEnvironment {

@@ -81,7 +81,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         let delegateQueue: OperationQueue
         let settings: SessionSettings
         let resolver: ProtocolResolver
-        let environment: HandlerEnvironment
+        var environment: HandlerEnvironment
 
         init(configuration: URLSessionConfiguration, delegateQueue queue: OperationQueue?) {
             let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.default
@@ -104,6 +104,9 @@ open class URLSession: NSObject, @unchecked Sendable {
                                          maximumConnectionsPerHost: copy.httpMaximumConnectionsPerHost,
                                          proxyDictionary: copy.connectionProxyDictionary,
                                          requestTimeout: copy.timeoutIntervalForRequest)
+            environment.waitsForConnectivity = copy.waitsForConnectivity
+            let lowest = copy.tlsMinimumSupportedProtocolVersion.rawValue
+            environment.tlsVersions = lowest...max(lowest, copy.tlsMaximumSupportedProtocolVersion.rawValue)
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
                                         builtIns: BuiltInHandlers.table)
         }

@@ -26,6 +26,9 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var urlCache: URLCache?
         var shouldUseExtendedBackgroundIdleMode = false
         var protocolClasses: [AnyClass]? = []
+        var waitsForConnectivity = false
+        var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t = .TLSv12
+        var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t = .TLSv13
     }
 
     private let lock = Lock()
@@ -189,6 +192,26 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     open var shouldUseExtendedBackgroundIdleMode: Bool {
         get { self.get(\.shouldUseExtendedBackgroundIdleMode) }
         set { self.set(\.shouldUseExtendedBackgroundIdleMode, newValue) }
+    }
+
+    /// Whether a task whose host cannot be reached waits for connectivity instead of failing: the
+    /// task delegate's `taskIsWaitingForConnectivity` is called once and the connection is retried
+    /// with backoff until `timeoutIntervalForResource` ends it. Default `false`.
+    open var waitsForConnectivity: Bool {
+        get { self.get(\.waitsForConnectivity) }
+        set { self.set(\.waitsForConnectivity, newValue) }
+    }
+
+    /// The oldest TLS version the session's connections accept (default TLS 1.2).
+    open var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t {
+        get { self.get(\.tlsMinimumSupportedProtocolVersion) }
+        set { self.set(\.tlsMinimumSupportedProtocolVersion, newValue) }
+    }
+
+    /// The newest TLS version the session's connections offer (default TLS 1.3).
+    open var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t {
+        get { self.get(\.tlsMaximumSupportedProtocolVersion) }
+        set { self.set(\.tlsMaximumSupportedProtocolVersion, newValue) }
     }
 
     /// `URLProtocol` subclasses the session asks, in order, before registered classes and the

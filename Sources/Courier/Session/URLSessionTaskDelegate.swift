@@ -30,6 +30,10 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
 
     /// The task's metrics, delivered just before its completion.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
+
+    /// The task cannot reach its server and waits for connectivity (sessions with
+    /// `waitsForConnectivity`); called at most once per task.
+    func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask)
 }
 
 extension URLSessionTaskDelegate {
@@ -69,6 +73,9 @@ extension URLSessionTaskDelegate {
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {}
 }
 
 extension URLSession {

@@ -93,6 +93,10 @@ struct TaskCore {
     var handlerCanResume = false
     /// When the task started and each load's record, for metrics.
     var metrics = TaskMetricsRecorder()
+    /// The handler is waiting for connectivity: the idle timeout does not apply.
+    var waitingForConnectivity = false
+    /// `taskIsWaitingForConnectivity` was sent.
+    var toldWaitingForConnectivity = false
     /// Set by `cancel(byProducingResumeData:)`: keep the partial file.
     var keepPartialFile = false
 }

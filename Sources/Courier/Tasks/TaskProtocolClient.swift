@@ -65,6 +65,10 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
         task.handleResumed(atOffset: offset, expectedTotalBytes: expectedTotalBytes, generation: generation)
     }
 
+    func taskIsWaitingForConnectivity() {
+        task.handleWaitingForConnectivity(generation: generation)
+    }
+
     func setResumeValidator(_ validator: String) {
         task.handleResumeValidator(validator, generation: generation)
     }

@@ -22,6 +22,7 @@ extension URLSessionTask {
             guard isCurrentLocked(generation) else { return nil }
             core.response = response
             core.lastActivity = monotonicNanoseconds()
+            core.waitingForConnectivity = false
             core.metrics.responseReceived(response)
             if kind == .download, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
                 // The handler did not resume: start the file over rather than splice two versions.
@@ -202,6 +203,19 @@ extension URLSessionTask {
         pipeline?.enqueue { [self] in
             taskDelegate?.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
                                      totalBytesExpectedToSend: expected)
+        }
+    }
+
+    func handleWaitingForConnectivity(generation: Int) {
+        let first: Bool = lock.withLock {
+            guard isCurrentLocked(generation) else { return false }
+            core.waitingForConnectivity = true
+            defer { core.toldWaitingForConnectivity = true }
+            return !core.toldWaitingForConnectivity
+        }
+        guard first, let session else { return }
+        pipeline?.enqueue { [self] in
+            taskDelegate?.urlSession(session, taskIsWaitingForConnectivity: self)
         }
     }
 

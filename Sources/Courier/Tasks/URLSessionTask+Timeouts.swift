@@ -15,7 +15,7 @@ extension URLSessionTask {
     func checkTimeouts(now: UInt64) {
         let expired: (Int, String)? = lock.withLock {
             guard core.state == .running, case .loading(let load) = core.phase else { return nil }
-            if core.requestTimeout > 0, now > core.lastActivity, now - core.lastActivity > core.requestTimeout {
+            if core.requestTimeout > 0, !core.waitingForConnectivity, now > core.lastActivity, now - core.lastActivity > core.requestTimeout {
                 return (load.generation, "The request timed out: nothing arrived for \(Self.seconds(core.requestTimeout)) s.")
             }
             if core.resourceTimeout > 0, now > core.loadStarted, now - core.loadStarted > core.resourceTimeout {

@@ -20,6 +20,9 @@ enum HTTPTransferConfiguration {
         transfer.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         transfer.set(CURLOPT_FOLLOWLOCATION, 0)
         transfer.set(CURLOPT_TCP_KEEPALIVE, 1)
+        if url.scheme?.lowercased() == "https" {
+            transfer.set(CURLOPT_SSLVERSION, TLSVersionOption.value(for: environment.tlsVersions))
+        }
         let connectTimeout = request.timeoutInterval != 60 ? request.timeoutInterval : environment.requestTimeout
         if connectTimeout > 0, connectTimeout.isFinite {
             transfer.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e6) * 1000))

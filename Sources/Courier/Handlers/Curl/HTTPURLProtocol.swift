@@ -15,7 +15,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     static let schemes = ["http", "https"]
 
     /// Where one load is.
-    enum State { case idle, running, paused, redirected, challenging, stopped, finished }
+    enum State { case idle, running, paused, redirected, challenging, waiting, stopped, finished }
 
     let lock = Lock()
     private var state = State.idle
@@ -28,6 +28,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     var authentication = HTTPAuthentication()
     /// The server the delegate accepted after a server-trust challenge, if any.
     private var acceptedServer: HTTPServerTrust?
+    /// Connection attempts made while waiting for connectivity.
+    private var connectivityAttempts = 0
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
@@ -172,6 +174,10 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             guard state == .running || state == .paused else { return (false, false, started, false) }
             let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
             state = authChallenge || trustChallenge ? .challenging : .finished
+            if !authChallenge && !trustChallenge && !responseDelivered && environment.waitsForConnectivity
+                && (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST) {
+                state = .waiting
+            }
             self.transfer = nil
             self.loop = nil
             return (true, responseDelivered, started, trustChallenge)
@@ -182,7 +188,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             builtIn.didCollectTransactionMetrics { measured.apply(to: &$0) }
         }
         let url = request.url
-        if authChallenge {
+        if lock.withLock({ state == .waiting }) {
+            waitForConnectivity()
+        } else if authChallenge {
             presentChallenge()
         } else if trustChallenge {
             presentTrustChallenge(error: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail),
@@ -194,6 +202,22 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
                                                                  description: "The server's response could not be parsed."))
         } else {
             client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail))
+        }
+    }
+
+    // MARK: Waiting for connectivity
+
+    /// Tells the task once, then tries to connect again after a growing pause (0.25 s doubling up to
+    /// 5 s). The task's resource timeout ends the wait.
+    private func waitForConnectivity() {
+        (client as? BuiltInHandlerClient)?.taskIsWaitingForConnectivity()
+        let attempt: Int = lock.withLock {
+            connectivityAttempts += 1
+            return connectivityAttempts
+        }
+        let delay = min(0.25 * pow(2, Double(min(attempt - 1, 10))), 5)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            self?.startAttempt(expecting: .waiting)
         }
     }
 

@@ -37,18 +37,19 @@ enum DataURLDecoder {
             return .failure(.notADataURL)
         }
         let start = prefix.count
-        guard let comma = bytes[start...].firstIndex(of: UInt8(ascii: ",")) else { return .failure(.missingComma) }
+        // The fragment (from the first "#", RFC 3986 §3.5) is not part of the URL's data or header.
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        guard let comma = bytes[start..<end].firstIndex(of: UInt8(ascii: ",")) else { return .failure(.missingComma) }
         var header = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<comma]), as: UTF8.self)
         if let decodedHeader = header.removingPercentEncoding { header = decodedHeader }
-        var end = bytes.count
-        if let fragment = bytes[(comma + 1)...].firstIndex(of: UInt8(ascii: "#")) { end = fragment }
         let payload = UnsafeBufferPointer(rebasing: bytes[(comma + 1)..<end])
 
         var parameters = header.split(separator: ";", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
         var isBase64 = false
-        if let last = parameters.last, last.lowercased() == "base64", parameters.count > 1 || header.lowercased() == "base64" {
+        // RFC 2397: the marker is ";base64" right before the comma; a bare "base64" is a (bad) media type.
+        if let last = parameters.last, last.lowercased() == "base64", parameters.count > 1 {
             isBase64 = true
             parameters.removeLast()
         }

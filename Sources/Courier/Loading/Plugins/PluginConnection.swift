@@ -81,7 +81,7 @@ final class PluginConnection: @unchecked Sendable {
         guard !alreadyResponded else { return violation("reported a second response") }
         switch PluginResponseDecoding.response(pointer, requestURL: url) {
         case .failure(let problem):
-            violation(problem)
+            violation(problem.message)
         case .success(let response):
             let target: (URLProtocol, any URLProtocolClient)? = lock.withLock {
                 guard !ended, !responded, let owner, let client else { return nil }
@@ -112,7 +112,7 @@ final class PluginConnection: @unchecked Sendable {
         if let response {
             switch PluginResponseDecoding.response(response, requestURL: url) {
             case .success(let decoded): redirectResponse = decoded
-            case .failure(let problem): return violation(problem)
+            case .failure(let problem): return violation(problem.message)
             }
         }
         guard let (owner, client) = target(ending: true) else { return }

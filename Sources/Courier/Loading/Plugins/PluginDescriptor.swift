@@ -58,7 +58,7 @@ struct PluginDescriptor {
             schemes.append(LoadedPlugin.Scheme(name: scheme, capabilities: capabilities))
         }
         guard let tablePointer = descriptor.handlers else { return .failure(.invalidDescriptor("no handler table")) }
-        switch functions(UnsafeRawPointer(tablePointer)) {
+        switch readFunctions(UnsafeRawPointer(tablePointer)) {
         case .failure(let reason):
             return .failure(reason)
         case .success(let functions):
@@ -68,7 +68,7 @@ struct PluginDescriptor {
     }
 
     /// The handler table's functions; create, start, stop and destroy are required.
-    private static func functions(_ table: UnsafeRawPointer) -> Result<PluginHandlerFunctions, PluginLoadError.Reason> {
+    private static func readFunctions(_ table: UnsafeRawPointer) -> Result<PluginHandlerFunctions, PluginLoadError.Reason> {
         let size = Int(table.load(as: UInt32.self))
         let optionalOffset = MemoryLayout<courier_handler_table>.offset(of: \.resume_producing)
             ?? MemoryLayout<courier_handler_table>.size

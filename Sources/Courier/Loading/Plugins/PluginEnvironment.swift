@@ -27,12 +27,29 @@ enum PluginEnvironment {
         return result
     }
 
-    /// Whether this process runs with privileges its user does not have (setuid or setgid), as
-    /// glib's `g_check_setuid` decides.
+    /// Whether this process runs with privileges its user does not have (setuid, setgid or file
+    /// capabilities), as glib's `g_check_setuid` decides: the kernel's `AT_SECURE` flag, or real and
+    /// effective ids that differ.
     static var isPrivileged: Bool {
-        #if canImport(Glibc)
-        if getauxval(UInt(AT_SECURE)) != 0 { return true }
-        #endif
-        return getuid() != geteuid() || getgid() != getegid()
+        if getuid() != geteuid() || getgid() != getegid() { return true }
+        return secureExecutionFlag ?? false
+    }
+
+    /// `AT_SECURE` from `/proc/self/auxv` (pairs of native words), or nil when unreadable.
+    private static var secureExecutionFlag: Bool? {
+        guard let data = FileManager.default.contents(atPath: "/proc/self/auxv") else { return nil }
+        let atSecure: UInt = 23
+        let word = MemoryLayout<UInt>.size
+        var offset = 0
+        while offset + 2 * word <= data.count {
+            let (type, value) = data.withUnsafeBytes { bytes in
+                (bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self),
+                 bytes.loadUnaligned(fromByteOffset: offset + word, as: UInt.self))
+            }
+            if type == 0 { break }
+            if type == atSecure { return value != 0 }
+            offset += 2 * word
+        }
+        return nil
     }
 }

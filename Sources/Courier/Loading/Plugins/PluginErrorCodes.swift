@@ -14,6 +14,6 @@ enum PluginErrorCodes {
     static func code(_ raw: Int32) -> (code: URLError.Code, known: Bool) {
         let value = Int(raw)
         guard known.contains(value) else { return (.unknown, false) }
-        return (URLError.Code(rawValue: value), true)
+        return (URLError.Code(rawValue: value) ?? .unknown, true)
     }
 }

@@ -69,7 +69,7 @@ final class PluginLibrary: Sendable {
 
     private func openLibrary() -> Result<PluginHandlerFunctions, PluginLoadError> {
         let fail = { (reason: PluginLoadError.Reason) in
-            Result<PluginHandlerFunctions, PluginLoadError>.failure(PluginLoadError(file: libraryURL, reason: reason))
+            Result<PluginHandlerFunctions, PluginLoadError>.failure(PluginLoadError(file: self.libraryURL, reason: reason))
         }
         // The files may have changed since the manifest was read: check them again right before
         // running any of the plugin's code.

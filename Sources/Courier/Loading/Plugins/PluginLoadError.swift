@@ -8,7 +8,7 @@ import Foundation
 /// error as its underlying error) and are listed in ``CourierPlugins/failures``.
 public struct PluginLoadError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// What was wrong.
-    public enum Reason: Sendable, Hashable {
+    public enum Reason: Error, Sendable, Hashable {
         /// The directory cannot be listed, or is not a directory.
         case unreadableDirectory(String)
         /// The manifest cannot be read.

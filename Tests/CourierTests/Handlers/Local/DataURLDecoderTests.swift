@@ -88,6 +88,18 @@ struct DataURLDecoderTests {
         #expect(decoded("data:text/plain ; charset = utf-8 ,x")?.textEncodingName == "utf-8")
     }
 
+    /// RFC 2397: `dataurl := "data:" [ mediatype ] [ ";base64" ] "," data`. Without its ";",
+    /// "base64" is a media type (and not a valid one), so the data is not base64-decoded.
+    @Test func base64MarkerNeedsItsSemicolon() {
+        let result = DataURLDecoder.decode("data:base64,SGVsbG8=")
+        #expect(result == .failure(.invalidMediaType("base64")), "\(result)")
+        #expect(DataURLDecoder.decode("data:BASE64,SGVsbG8=") == .failure(.invalidMediaType("BASE64")))
+        // "base64" somewhere other than last is an ordinary (ignored) parameter.
+        #expect(text("data:;base64;charset=utf-8,SGVsbG8=") == "SGVsbG8=")
+        // "base64=…" is a parameter, not the marker.
+        #expect(text("data:;base64=yes,SGVsbG8=") == "SGVsbG8=")
+    }
+
     @Test func schemeAndBase64MarkerAreCaseInsensitive() throws {
         #expect(text("DATA:,x") == "x")
         #expect(text("Data:text/plain,x") == "x")
@@ -152,6 +164,14 @@ struct DataURLDecoderTests {
         #expect(text("data:;base64,SGVsbG8=#frag") == "Hello")
         #expect(text("data:,a#b#c") == "a")
         #expect(text("data:,a%23b#c") == "a#b")
+    }
+
+    /// A "#" starts the fragment wherever it is (RFC 3986 §3.5): a comma after it does not end
+    /// the header.
+    @Test func fragmentBeforeTheComma() {
+        #expect(failure("data:text/plain#x,y") == .missingComma)
+        #expect(failure("data:;base64#,SGVsbG8=") == .missingComma)
+        #expect(failure("data:#,x") == .missingComma)
     }
 
     @Test func binaryRoundTripOfAllByteValues() throws {

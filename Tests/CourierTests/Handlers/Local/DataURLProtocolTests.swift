@@ -155,6 +155,8 @@ struct DataURLProtocolTests {
         "data:text/,x",
         "data:te%20xt/plain,x",            // space in the type
         "data:text/pl@in,x",
+        "data:base64,SGVsbG8=",            // "base64" without ";" is a media type, not the marker
+        "data:text/plain#,x",              // the comma is in the fragment
     ])
     func malformedIsBadURL(string: String) async throws {
         let target = try url(string)

@@ -1,0 +1,140 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One file of a persistent store (cookies, credentials), read and written safely.
+///
+/// - Reading opens the file without following a symbolic link and checks what was opened (not
+///   the path), so the checks and the read see the same file. A store file that is not a regular
+///   file, or larger than `maximumSize`, is reported as unreadable.
+/// - With `ownerOnly`, a file not owned by the effective user, or readable or writable by its
+///   group or others, is refused without being read.
+/// - Writing creates the directory (mode 0700, tightened to 0700 when it exists, belongs to the
+///   user and is looser), writes a temporary file created with mode 0600 in the same directory,
+///   flushes it to disk and renames it over the target: readers see the old file or the new one,
+///   never half of one.
+struct StoreFile: Sendable {
+
+    /// What `read()` found.
+    enum ReadResult: Equatable, Sendable {
+        /// There is no file: the store starts empty.
+        case missing
+        /// The file's bytes.
+        case contents(Data)
+        /// The file exists but may not be trusted (`ownerOnly` checks failed); it was not read.
+        case refused
+        /// The file exists but could not be read: not a regular file, too large, or an I/O error.
+        case unreadable
+    }
+
+    /// The largest store file read (bigger ones are treated as damaged).
+    static let maximumSize = 16 * 1024 * 1024
+
+    /// The file.
+    let url: URL
+
+    /// Whether the file must belong to the user and be private to them to be read.
+    let ownerOnly: Bool
+
+    /// Reads the whole file, applying the checks described on the type.
+    func read() -> ReadResult {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .unreadable }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .unreadable }
+        guard info.st_mode & Self.fileTypeMask == Self.regularFileType else { return .unreadable }
+        if ownerOnly, info.st_uid != geteuid() || info.st_mode & 0o077 != 0 { return .refused }
+        guard info.st_size <= Self.maximumSize else { return .unreadable }
+
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .unreadable
+            }
+            data.append(contentsOf: buffer[0..<count])
+            guard data.count <= Self.maximumSize else { return .unreadable }
+        }
+        return .contents(data)
+    }
+
+    /// Replaces the file's contents atomically; returns whether it worked.
+    ///
+    /// - Parameter data: The new contents.
+    @discardableResult
+    func write(_ data: Data) -> Bool {
+        let directory = url.deletingLastPathComponent()
+        guard Self.preparePrivateDirectory(directory) else { return false }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        // The umask can only remove permission bits, but say exactly what the file gets.
+        var written = fchmod(descriptor, 0o600) == 0 && Self.writeAll(data, to: descriptor)
+        written = written && fsync(descriptor) == 0
+        close(descriptor)
+        guard written, rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            return false
+        }
+        Self.syncDirectory(directory)
+        return true
+    }
+
+    /// Deletes the file, if there is one.
+    func remove() {
+        unlink(url.path)
+    }
+
+    // MARK: - Helpers
+
+    private static let fileTypeMask: mode_t = 0o170000
+    private static let regularFileType: mode_t = 0o100000
+    private static let directoryType: mode_t = 0o040000
+
+    /// Creates `directory` (and its parents) with mode 0700, or tightens an existing directory
+    /// the user owns to 0700; returns whether `directory` is now a usable directory.
+    private static func preparePrivateDirectory(_ directory: URL) -> Bool {
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        var info = stat()
+        guard stat(directory.path, &info) == 0, info.st_mode & fileTypeMask == directoryType else { return false }
+        if info.st_uid == geteuid(), info.st_mode & 0o077 != 0 {
+            _ = chmod(directory.path, 0o700)
+        }
+        return true
+    }
+
+    /// Writes every byte of `data` to `descriptor`, retrying short and interrupted writes.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return true }
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+    }
+
+    /// Flushes a directory's entries (the rename) to disk; failures are harmless and ignored.
+    private static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+}
