@@ -12,12 +12,14 @@ struct ProtocolResolver: Sendable {
     let configured: [ProtocolClassBox]
     /// The built-in handlers.
     let builtIns: SchemeTable
+    /// The plugins loaded at run time.
+    var plugins: PluginLoader = .shared
 
     /// The first class that accepts `request`, or nil when none does.
     func handlerClass(for request: URLRequest) -> URLProtocol.Type? {
         for box in configured where box.type.canInit(with: request) { return box.type }
         for type in ProtocolRegistry.shared.registered where type.canInit(with: request) { return type }
-        if let scheme = request.url?.scheme, PluginLoader.shared.serves(scheme: scheme) { return PluginURLProtocol.self }
+        if let scheme = request.url?.scheme, plugins.serves(scheme: scheme) { return PluginURLProtocol.self }
         guard let scheme = request.url?.scheme,
               let type = builtIns.handler(forScheme: scheme),
               type.canInit(with: request) else { return nil }

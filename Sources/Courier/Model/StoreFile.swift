@@ -55,7 +55,7 @@ struct StoreFile: Sendable {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -119,7 +119,7 @@ struct StoreFile: Sendable {
             guard let base = bytes.baseAddress else { return true }
             var offset = 0
             while offset < bytes.count {
-                let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                let count = writeBytes(descriptor, base + offset, bytes.count - offset)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return false
@@ -137,4 +137,16 @@ struct StoreFile: Sendable {
         _ = fsync(descriptor)
         close(descriptor)
     }
+}
+
+// The C calls under names `StoreFile`'s own `read()` and `write(_:)` do not shadow.
+
+/// `read(2)`.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+/// `write(2)`.
+private func writeBytes(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }

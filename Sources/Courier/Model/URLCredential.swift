@@ -9,6 +9,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     private let _password: String
     private let _persistence: Persistence
     private let _trust: SecTrust?
+    private let _clientCertificate: ClientCertificateFiles?
 
     private static let userKey = "NS._user"
     private static let passwordKey = "NS._password"
@@ -25,6 +26,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _password = password
         _persistence = persistence
         _trust = nil
+        _clientCertificate = nil
         super.init()
     }
 
@@ -35,8 +37,33 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _password = ""
         _persistence = .forSession
         _trust = trust
+        _clientCertificate = nil
         super.init()
     }
+
+    /// A client-certificate credential from files, the Linux counterpart of Apple's
+    /// `init(identity:certificates:persistence:)`: answers a challenge whose authentication method is
+    /// `NSURLAuthenticationMethodClientCertificate`.
+    ///
+    /// - Parameters:
+    ///   - clientCertificateURL: A PEM file (certificate, optionally followed by its key) or a
+    ///     PKCS#12 file (`.p12` / `.pfx`).
+    ///   - privateKeyURL: The private key's PEM file, when it is not in the certificate file.
+    ///   - passphrase: The passphrase of the key or PKCS#12 file, if it is encrypted.
+    ///   - persistence: How long a credential storage keeps it.
+    public init(clientCertificateURL: URL, privateKeyURL: URL? = nil, passphrase: String? = nil,
+                persistence: URLCredential.Persistence) {
+        _user = ""
+        _password = ""
+        _persistence = persistence
+        _trust = nil
+        _clientCertificate = ClientCertificateFiles(certificate: clientCertificateURL, privateKey: privateKeyURL,
+                                                    passphrase: passphrase)
+        super.init()
+    }
+
+    /// The certificate files of a client-certificate credential.
+    var clientCertificate: ClientCertificateFiles? { _clientCertificate }
 
     /// The server trust this credential accepts, for `init(trust:)` credentials.
     var trust: SecTrust? { _trust }
@@ -52,6 +79,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _user = user.map { String(describing: $0) } ?? ""
         _password = password.map { String(describing: $0) } ?? ""
         _trust = nil
+        _clientCertificate = nil
         _persistence = UInt(exactly: rawPersistence).flatMap(Persistence.init(rawValue:)) ?? .none
         super.init()
     }
@@ -103,13 +131,13 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     open var persistence: URLCredential.Persistence { _persistence }
 
     /// The user name.
-    open var user: String? { _trust == nil ? _user : nil }
+    open var user: String? { _trust == nil && _clientCertificate == nil ? _user : nil }
 
     /// The password.
-    open var password: String? { _trust == nil ? _password : nil }
+    open var password: String? { _trust == nil && _clientCertificate == nil ? _password : nil }
 
     /// Whether the credential carries a password; always `true` for password credentials.
-    open var hasPassword: Bool { _trust == nil }
+    open var hasPassword: Bool { _trust == nil && _clientCertificate == nil }
 
     /// A summary naming the user and persistence; the password is never printed.
     override open var description: String {

@@ -28,6 +28,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     var authentication = HTTPAuthentication()
     /// The server the delegate accepted after a server-trust challenge, if any.
     private var acceptedServer: HTTPServerTrust?
+    /// The client certificate the delegate chose, presented from then on.
+    private var clientCertificate: ClientCertificateFiles?
     /// Connection attempts made while waiting for connectivity.
     private var connectivityAttempts = 0
 
@@ -59,6 +61,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             try HTTPTransferConfiguration.configure(transfer, for: request, environment: environment)
             authentication.apply(to: transfer)
             lock.withLock { acceptedServer }?.apply(to: transfer)
+            if let files = lock.withLock({ clientCertificate }) { HTTPClientCertificate.apply(files, to: transfer) }
         } catch {
             fail(error, expecting: expected)
             return
@@ -170,17 +173,19 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
         let authChallenge = authentication.isChallenging && result == CURLE_OK
-        let (proceed, delivered, start, trustChallenge): (Bool, Bool, Date, Bool) = lock.withLock {
-            guard state == .running || state == .paused else { return (false, false, started, false) }
+        let (proceed, delivered, start, trustChallenge, certificateChallenge): (Bool, Bool, Date, Bool, Bool) = lock.withLock {
+            guard state == .running || state == .paused else { return (false, false, started, false, false) }
             let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
-            state = authChallenge || trustChallenge ? .challenging : .finished
+            let certificateChallenge = clientCertificate == nil && !responseDelivered
+                && HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail)
+            state = authChallenge || trustChallenge || certificateChallenge ? .challenging : .finished
             if !authChallenge && !trustChallenge && !responseDelivered && environment.waitsForConnectivity
                 && (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST) {
                 state = .waiting
             }
             self.transfer = nil
             self.loop = nil
-            return (true, responseDelivered, started, trustChallenge)
+            return (true, responseDelivered, started, trustChallenge, certificateChallenge)
         }
         guard proceed else { return }
         if let builtIn = client as? BuiltInHandlerClient {
@@ -192,6 +197,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             waitForConnectivity()
         } else if authChallenge {
             presentChallenge()
+        } else if certificateChallenge {
+            presentClientCertificateChallenge()
         } else if trustChallenge {
             presentTrustChallenge(error: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail),
                                   detail: transfer.errorDetail)
@@ -200,6 +207,10 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response could not be parsed."))
+        } else if lock.withLock({ clientCertificate != nil }),
+                  HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail) {
+            client?.urlProtocol(self, didFailWithError: URLError(.clientCertificateRejected, url: url,
+                                                                 description: "The server rejected the client certificate: \(transfer.errorDetail ?? "")"))
         } else {
             client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail))
         }
@@ -219,6 +230,36 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
             self?.startAttempt(expecting: .waiting)
         }
+    }
+
+    // MARK: Client certificates
+
+    /// Asks the delegate for a client certificate the server requires.
+    private func presentClientCertificateChallenge() {
+        guard let url = request.url, let host = url.host else { return }
+        let error = URLError(.clientCertificateRequired, url: url, description: "The server requires a client certificate.")
+        let space = URLProtectionSpace(host: host, port: url.port ?? 443, protocol: url.scheme?.lowercased(), realm: nil,
+                                       authenticationMethod: NSURLAuthenticationMethodClientCertificate)
+        let sender = HTTPChallengeSender { [weak self] answer in
+            guard let self else { return }
+            switch answer {
+            case .use(let credential):
+                guard let files = credential.clientCertificate else { failChallenge(with: error); return }
+                let retry: Bool = lock.withLock {
+                    guard state == .challenging else { return false }
+                    clientCertificate = files
+                    return true
+                }
+                if retry { startAttempt(expecting: .challenging) }
+            case .cancel:
+                failChallenge(with: URLError(.cancelled, url: url, description: "The client-certificate challenge was cancelled."))
+            case .withoutCredential, .defaultHandling, .rejectProtectionSpace:
+                failChallenge(with: error)
+            }
+        }
+        let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
+                                                   failureResponse: nil, error: error, sender: sender)
+        client?.urlProtocol(self, didReceive: challenge)
     }
 
     // MARK: Server trust
