@@ -21,8 +21,13 @@ struct CourierCommand: AsyncParsableCommand {
             file, or an existing directory to save into. Files are written beside the target under a \
             temporary name and renamed into place only when the load succeeds.
 
+            --plugins DIR loads the handler plugins in DIR first (repeatable), so their URL schemes \
+            can be fetched; `courier plugins [DIR]` lists what is loaded. Directories in \
+            COURIER_PLUGIN_PATH (colon-separated) are always loaded.
+
             \(ToolExit.helpText)
-            """
+            """,
+        subcommands: [PluginsCommand.self]
     )
 
     @Argument(help: "The URLs to fetch. With none, run the embedded default check.")
@@ -52,6 +57,9 @@ struct CourierCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write bodies to PATH instead of standard output (see above).", valueName: "path"))
     var output: String?
 
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("Load the handler plugins in DIR first; repeatable.", valueName: "dir"))
+    var plugins: [String] = []
+
     mutating func validate() throws {
         if let maxTime, !(maxTime > 0 && maxTime.isFinite) {
             throw ValidationError("-m/--max-time must be a positive number of seconds")
@@ -78,6 +86,7 @@ struct CourierCommand: AsyncParsableCommand {
 
     func run() async throws {
         Interrupts.install()
+        PluginDirectories.load(plugins)
         let status: ToolExit
         if urls.isEmpty {
             status = await DefaultRunner.run(maxTime: maxTime, verbose: verbose)
@@ -103,6 +112,12 @@ struct CourierCommand: AsyncParsableCommand {
     /// Runs the command like ArgumentParser's own `main()`, except that command-line mistakes exit with
     /// ``ToolExit/usage`` (1) instead of ArgumentParser's 64.
     static func main() async {
+        // ArgumentParser gives the URLs argument every word before it looks for a subcommand, so
+        // `courier plugins …` is routed here.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == PluginsCommand.configuration.commandName {
+            PluginsCommand.main(arguments: Array(arguments.dropFirst()))
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -359,7 +359,6 @@ static void *gopher_worker(void *argument) {
         close(fd);
         return NULL;
     }
-    shutdown(fd, SHUT_WR);
 
     char *buffer = malloc(GOPHER_CHUNK);
     char *text = malloc(GOPHER_CHUNK * 2 + 4);

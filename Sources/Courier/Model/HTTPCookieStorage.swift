@@ -7,6 +7,9 @@ import Synchronization
 /// expired cookie deletes its stored twin. Every change posts
 /// `NSNotification.Name.NSHTTPCookieManagerCookiesChanged` on `NotificationCenter.default` with
 /// the storage as the object.
+///
+/// `shared` keeps its cookies that are not session-only in a file (see `shared`); every other
+/// storage, such as the one each ephemeral session gets, lives in memory only.
 open class HTTPCookieStorage: NSObject, @unchecked Sendable {
 
     /// What identifies a stored cookie: a cookie with the same three values replaces it.
@@ -35,41 +38,161 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
         var entries: [Identity: Entry] = [:]
         var nextSequence: UInt64 = 0
         var acceptPolicy: HTTPCookie.AcceptPolicy = .always
+        /// Whether the file (if any) has been read into `entries`.
+        var loaded: Bool
+        /// Counts changes to cookies that are not session-only: those are what the file holds.
+        var persistentRevision: UInt64 = 0
 
         /// Drops every cookie that has expired at `date`; returns whether anything was dropped.
         mutating func purgeExpired(at date: Date) -> Bool {
-            let before = entries.count
-            entries = entries.filter { !$0.value.cookie.isExpired(at: date) }
-            return entries.count != before
+            removeEntries { $0.cookie.isExpired(at: date) }
+        }
+
+        /// Adds or replaces an entry.
+        mutating func insert(_ entry: Entry, for identity: Identity) {
+            let previous = entries.updateValue(entry, forKey: identity)
+            notePersistentChange(entry.cookie, previous?.cookie)
+        }
+
+        /// Removes the entry with `identity`; returns whether there was one.
+        mutating func removeEntry(_ identity: Identity) -> Bool {
+            guard let removed = entries.removeValue(forKey: identity) else { return false }
+            notePersistentChange(removed.cookie)
+            return true
+        }
+
+        /// Removes every entry `shouldRemove` selects; returns whether any was removed.
+        mutating func removeEntries(where shouldRemove: (Entry) -> Bool) -> Bool {
+            let removed = entries.filter { shouldRemove($0.value) }
+            guard !removed.isEmpty else { return false }
+            for (identity, entry) in removed {
+                entries.removeValue(forKey: identity)
+                notePersistentChange(entry.cookie)
+            }
+            return true
+        }
+
+        private mutating func notePersistentChange(_ cookies: HTTPCookie?...) {
+            if cookies.contains(where: { $0.map { !$0.isSessionOnly } ?? false }) {
+                persistentRevision &+= 1
+            }
         }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    private static let sharedStorage = HTTPCookieStorage()
+    /// Writes the cookie file; `nil` for a storage that lives in memory only.
+    private let writer: StoreFileWriter?
+
+    /// How long a change to a persistent storage waits for more changes before the file is written.
+    static let defaultWriteDelay: TimeInterval = 0.5
+
+    private static let sharedStorage = HTTPCookieStorage(fileURL: CourierDataDirectory.cookiesFile)
     private static let groupStorages = Mutex<[String: HTTPCookieStorage]>([:])
 
-    /// Creates an empty, private cookie store (used by ephemeral sessions).
+    /// Creates an empty, private cookie store that lives in memory only (used by ephemeral
+    /// sessions).
     override init() {
+        state = Mutex(State(loaded: true))
+        writer = nil
         super.init()
+    }
+
+    /// Creates a cookie store that keeps its cookies that are not session-only in `fileURL`.
+    ///
+    /// The file is read on first use; a missing file means no cookies, a damaged one is ignored
+    /// (and replaced by the next write), and expired cookies are dropped. Changes are written
+    /// atomically, `writeDelay` seconds after the first change of a burst, or at `flush()`.
+    ///
+    /// - Parameters:
+    ///   - fileURL: The cookie file.
+    ///   - writeDelay: The coalescing delay before a change is written, in seconds.
+    init(fileURL: URL, writeDelay: TimeInterval = HTTPCookieStorage.defaultWriteDelay) {
+        state = Mutex(State(loaded: false))
+        writer = StoreFileWriter(file: StoreFile(url: fileURL, ownerOnly: false), delay: writeDelay)
+        super.init()
+    }
+
+    /// The file this storage persists to, or `nil` for a memory-only storage.
+    var fileURL: URL? { writer?.file.url }
+
+    /// Writes pending changes to the cookie file before returning (nothing to do for a
+    /// memory-only storage). Must not be called while holding the storage's lock.
+    func flush() {
+        writer?.flush()
+    }
+
+    /// Runs `body` on the locked state, reading the cookie file first if that has not happened.
+    private func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { state in
+            loadIfNeeded(&state)
+            return body(&state)
+        }
+    }
+
+    /// Reads the cookie file into the locked state (once).
+    private func loadIfNeeded(_ state: inout State) {
+        guard !state.loaded else { return }
+        state.loaded = true
+        guard let writer else { return }
+        let decoded: CookieStoreFile.Decoded?
+        switch writer.file.read() {
+        case .missing:
+            return
+        case .contents(let data):
+            decoded = CookieStoreFile.decode(data)
+        case .refused, .unreadable:
+            decoded = nil
+        }
+        for stored in decoded?.cookies ?? [] {
+            state.entries[Identity(stored.cookie)] = Entry(cookie: stored.cookie, storedAt: stored.storedAt,
+                                                           sequence: state.nextSequence)
+            state.nextSequence &+= 1
+        }
+        // A damaged file, or one holding cookies that are no longer worth keeping, is replaced.
+        if decoded?.droppedSome ?? true {
+            writer.setNeedsWrite { [self] in persistentSnapshot() }
+        }
+    }
+
+    /// Schedules a write of the cookie file when `revision` differs from the state's.
+    private func persistIfChanged(since revision: UInt64, now revisionAfter: UInt64) {
+        guard revision != revisionAfter, let writer else { return }
+        writer.setNeedsWrite { [self] in persistentSnapshot() }
+    }
+
+    /// The cookie file's contents for the current state.
+    private func persistentSnapshot() -> Data? {
+        let stored = withState { state in
+            state.entries.values
+                .sorted { $0.sequence < $1.sequence }
+                .map { CookieStoreFile.Stored(cookie: $0.cookie, storedAt: $0.storedAt) }
+        }
+        return CookieStoreFile.encode(stored)
     }
 
     /// Every stored cookie that has not expired, oldest first.
     open var cookies: [HTTPCookie]? {
         let now = Date()
-        let (result, changed) = state.withLock { state in
+        let (result, changed, revisions) = withState { state in
+            let revision = state.persistentRevision
             let changed = state.purgeExpired(at: now)
             let cookies = state.entries.values.sorted { $0.sequence < $1.sequence }.map(\.cookie)
-            return (cookies, changed)
+            return (cookies, changed, (revision, state.persistentRevision))
         }
+        persistIfChanged(since: revisions.0, now: revisions.1)
         if changed { postChangeNotification() }
         return result
     }
 
     /// The process-wide cookie store used by the shared session and by default configurations.
     ///
-    /// For now it lives in memory only and starts empty in every process; persisting it to disk
-    /// is planned for a later issue.
+    /// Its cookies that are not session-only survive the process: they are kept in
+    /// `Cookies.json` in Courier's data directory — `$COURIER_DATA_HOME` when that variable is an
+    /// absolute path, else `$XDG_DATA_HOME/Courier`, else `~/.local/share/Courier` — created with
+    /// mode 0700, the file with mode 0600. The file is read the first time the storage is used
+    /// (expired cookies are dropped, a damaged file is ignored and replaced) and rewritten
+    /// atomically shortly after each change. Session-only cookies are never written.
     open class var shared: HTTPCookieStorage { sharedStorage }
 
     /// The cookie store shared by every caller that names the same group container.
@@ -95,10 +218,13 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     /// - Parameter cookie: The cookie to store.
     open func setCookie(_ cookie: HTTPCookie) {
         let now = Date()
-        let changed = state.withLock { state -> Bool in
-            guard state.acceptPolicy != .never else { return false }
-            return Self.store(cookie, in: &state, at: now)
+        let (changed, revisions) = withState { state -> (Bool, (UInt64, UInt64)) in
+            let revision = state.persistentRevision
+            guard state.acceptPolicy != .never else { return (false, (revision, revision)) }
+            let changed = Self.store(cookie, in: &state, at: now)
+            return (changed, (revision, state.persistentRevision))
         }
+        persistIfChanged(since: revisions.0, now: revisions.1)
         if changed { postChangeNotification() }
     }
 
@@ -106,16 +232,16 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     private static func store(_ cookie: HTTPCookie, in state: inout State, at date: Date) -> Bool {
         let identity = Identity(cookie)
         if cookie.isExpired(at: date) {
-            return state.entries.removeValue(forKey: identity) != nil
+            return state.removeEntry(identity)
         }
-        state.entries[identity] = Entry(cookie: cookie, storedAt: date, sequence: state.nextSequence)
+        state.insert(Entry(cookie: cookie, storedAt: date, sequence: state.nextSequence), for: identity)
         state.nextSequence &+= 1
         return true
     }
 
     /// A summary of the storage and how many cookies it holds.
     override open var description: String {
-        let count = state.withLock { $0.entries.count }
+        let count = withState { $0.entries.count }
         return "<\(type(of: self)) cookies count:\(count)>"
     }
 
@@ -123,7 +249,12 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     ///
     /// - Parameter cookie: The cookie to remove.
     open func deleteCookie(_ cookie: HTTPCookie) {
-        let removed = state.withLock { $0.entries.removeValue(forKey: Identity(cookie)) != nil }
+        let (removed, revisions) = withState { state in
+            let revision = state.persistentRevision
+            let removed = state.removeEntry(Identity(cookie))
+            return (removed, (revision, state.persistentRevision))
+        }
+        persistIfChanged(since: revisions.0, now: revisions.1)
         if removed { postChangeNotification() }
     }
 
@@ -131,11 +262,12 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     ///
     /// - Parameter date: The earliest storage date to remove.
     open func removeCookies(since date: Date) {
-        let removed = state.withLock { state -> Bool in
-            let before = state.entries.count
-            state.entries = state.entries.filter { $0.value.storedAt < date }
-            return state.entries.count != before
+        let (removed, revisions) = withState { state in
+            let revision = state.persistentRevision
+            let removed = state.removeEntries { $0.storedAt >= date }
+            return (removed, (revision, state.persistentRevision))
         }
+        persistIfChanged(since: revisions.0, now: revisions.1)
         if removed { postChangeNotification() }
     }
 
@@ -150,7 +282,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     open func cookies(for url: URL) -> [HTTPCookie]? {
         guard let host = url.host, !host.isEmpty else { return nil }
         let now = Date()
-        let matching = state.withLock { state in
+        let matching = withState { state in
             state.entries.values.filter { $0.cookie.shouldBeSent(to: url, at: now) }
         }
         return matching
@@ -177,14 +309,15 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     open func setCookies(_ cookies: [HTTPCookie], for url: URL?, mainDocumentURL: URL?) {
         guard let host = url?.host?.lowercased(), !host.isEmpty else { return }
         let now = Date()
-        let changed = state.withLock { state -> Bool in
+        let (changed, revisions) = withState { state -> (Bool, (UInt64, UInt64)) in
+            let revision = state.persistentRevision
             switch state.acceptPolicy {
             case .never:
-                return false
+                return (false, (revision, revision))
             case .onlyFromMainDocumentDomain:
                 if let mainDocumentURL {
                     guard let mainHost = mainDocumentURL.host?.lowercased(),
-                          Self.sameDomain(host, mainHost) else { return false }
+                          Self.sameDomain(host, mainHost) else { return (false, (revision, revision)) }
                 }
             case .always:
                 break
@@ -193,8 +326,9 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
             for cookie in cookies where cookie.matches(host: host) {
                 changed = Self.store(cookie, in: &state, at: now) || changed
             }
-            return changed
+            return (changed, (revision, state.persistentRevision))
         }
+        persistIfChanged(since: revisions.0, now: revisions.1)
         if changed { postChangeNotification() }
     }
 

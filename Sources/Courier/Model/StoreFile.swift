@@ -12,8 +12,8 @@ import Darwin
 /// - Reading opens the file without following a symbolic link and checks what was opened (not
 ///   the path), so the checks and the read see the same file. A store file that is not a regular
 ///   file, or larger than `maximumSize`, is reported as unreadable.
-/// - With `ownerOnly`, a file not owned by the effective user, or readable or writable by its
-///   group or others, is refused without being read.
+/// - A symbolic link is refused, and so, with `ownerOnly`, is a file not owned by the effective
+///   user or readable or writable by its group or others; a refused file is not read.
 /// - Writing creates the directory (mode 0700, tightened to 0700 when it exists, belongs to the
 ///   user and is looser), writes a temporary file created with mode 0600 in the same directory,
 ///   flushes it to disk and renames it over the target: readers see the old file or the new one,
@@ -26,7 +26,8 @@ struct StoreFile: Sendable {
         case missing
         /// The file's bytes.
         case contents(Data)
-        /// The file exists but may not be trusted (`ownerOnly` checks failed); it was not read.
+        /// The file exists but may not be trusted (a symbolic link, or `ownerOnly` checks
+        /// failed); it was not read.
         case refused
         /// The file exists but could not be read: not a regular file, too large, or an I/O error.
         case unreadable
@@ -44,7 +45,13 @@ struct StoreFile: Sendable {
     /// Reads the whole file, applying the checks described on the type.
     func read() -> ReadResult {
         let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .unreadable }
+        guard descriptor >= 0 else {
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .refused // a symbolic link: whatever it points to is not trusted
+            default: return .unreadable
+            }
+        }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .unreadable }

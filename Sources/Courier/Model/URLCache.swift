@@ -4,7 +4,9 @@ import Synchronization
 /// A thread-safe cache of responses to `GET` requests, kept in memory and, optionally, on disk.
 ///
 /// Entries are keyed by the request's URL (without its fragment); requests with any other method
-/// are neither stored nor looked up. The memory store evicts the least recently used entries
+/// are neither stored nor looked up. An HTTP response with `Vary` is returned only for requests
+/// whose varying headers equal those of the request it was stored for (see ``URLCacheVary``); one
+/// with `Vary: *` is never stored. The memory store evicts the least recently used entries
 /// beyond `memoryCapacity` (an entry costs its body size plus a small fixed overhead). When
 /// `diskCapacity` is above zero, responses stored with the `.allowed` policy are also written to
 /// the disk directory, one file per entry, and evicted by size beyond `diskCapacity`.
@@ -20,6 +22,8 @@ open class URLCache: NSObject, @unchecked Sendable {
     private struct MemoryEntry {
         let response: CachedURLResponse
         let storedAt: Date
+        /// The varying request headers' values, for a response with `Vary`.
+        let vary: URLCacheVary?
         let cost: Int
         var lastUse: UInt64
     }
@@ -110,31 +114,53 @@ open class URLCache: NSObject, @unchecked Sendable {
 
     /// The cached response for a request, from memory or else from disk, or `nil`.
     ///
-    /// A response found on disk is brought back into memory.
+    /// A response found on disk is brought back into memory. A response stored with `Vary`
+    /// is returned only when the request's varying headers match.
     ///
     /// - Parameter request: The request; only `GET` requests can hit.
     open func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
         guard let key = Self.key(for: request) else { return nil }
-        let fromMemory = state.withLock { state -> CachedURLResponse? in
-            guard var entry = state.entries[key] else { return nil }
+        enum MemoryLookup { case hit(CachedURLResponse), mismatch, miss }
+        let fromMemory = state.withLock { state -> MemoryLookup in
+            guard var entry = state.entries[key] else { return .miss }
+            guard URLCacheVary.request(request, matches: entry.vary, for: entry.response.response) else { return .mismatch }
             state.clock &+= 1
             entry.lastUse = state.clock
             state.entries[key] = entry
-            return entry.response
+            return .hit(entry.response)
         }
-        if let fromMemory { return fromMemory }
-        guard diskStore.capacity > 0, let stored = diskStore.entry(forKey: key) else { return nil }
+        switch fromMemory {
+        case .hit(let response): return response
+        case .mismatch: return nil
+        case .miss: break
+        }
+        guard diskStore.capacity > 0, let stored = diskStore.entry(forKey: key),
+              URLCacheVary.request(request, matches: stored.vary, for: stored.response) else { return nil }
         let response = CachedURLResponse(response: stored.response, data: stored.data, userInfo: nil,
                                          storagePolicy: stored.storagePolicy)
-        state.withLock { Self.insert(response, key: key, storedAt: stored.storedAt, into: &$0) }
+        state.withLock { Self.insert(response, key: key, storedAt: stored.storedAt, vary: stored.vary, into: &$0) }
         return response
+    }
+
+    /// When `response` was stored, if it is the entry the memory store holds for `request`'s key
+    /// (the object ``cachedResponse(for:)`` returned); `nil` otherwise (for example when a
+    /// subclass made it up). The HTTP handler uses it as the response's arrival time when it
+    /// computes the response's age.
+    func storageDate(of response: CachedURLResponse, for request: URLRequest) -> Date? {
+        guard let key = Self.key(for: request) else { return nil }
+        return state.withLock { state in
+            guard let entry = state.entries[key], entry.response === response else { return nil }
+            return entry.storedAt
+        }
     }
 
     /// Stores a response for a request, as its storage policy allows.
     ///
     /// `.notAllowed` responses are not stored; `.allowedInMemoryOnly` ones go to memory only (and
     /// replace any disk copy); `.allowed` ones go to memory and, when `diskCapacity` is above
-    /// zero, to disk. Requests other than `GET` are ignored.
+    /// zero, to disk. Requests other than `GET` are ignored. For an HTTP response with `Vary`, the
+    /// request's values of the headers it names are kept with it; a response with `Vary: *`
+    /// removes the entry instead, as it could never be reused.
     ///
     /// - Parameters:
     ///   - cachedResponse: The response and body to store.
@@ -143,19 +169,25 @@ open class URLCache: NSObject, @unchecked Sendable {
         guard let key = Self.key(for: request) else { return }
         let policy = cachedResponse.storagePolicy
         guard policy != .notAllowed else { return }
+        guard !URLCacheVary.variesOnEverything(cachedResponse.response) else {
+            removeCachedResponse(for: request)
+            return
+        }
+        let vary = URLCacheVary(response: cachedResponse.response, request: request)
         let now = Date()
-        state.withLock { Self.insert(cachedResponse, key: key, storedAt: now, into: &$0) }
+        state.withLock { Self.insert(cachedResponse, key: key, storedAt: now, vary: vary, into: &$0) }
         guard diskStore.capacity > 0 else { return }
         if policy == .allowed {
             diskStore.store(URLCacheDiskEntry(key: key, response: cachedResponse.response, data: cachedResponse.data,
-                                              storagePolicy: policy, storedAt: now))
+                                              storagePolicy: policy, storedAt: now, vary: vary))
         } else {
             diskStore.removeEntry(forKey: key) // a memory-only response replaces any disk copy
         }
     }
 
     /// Puts a response into the locked memory store, evicting as needed.
-    private static func insert(_ response: CachedURLResponse, key: String, storedAt: Date, into state: inout State) {
+    private static func insert(_ response: CachedURLResponse, key: String, storedAt: Date, vary: URLCacheVary?,
+                               into state: inout State) {
         if let previous = state.entries.removeValue(forKey: key) {
             state.memoryUsage -= previous.cost
         }
@@ -163,7 +195,7 @@ open class URLCache: NSObject, @unchecked Sendable {
         guard cost <= state.memoryCapacity else { return }
         evict(&state, toFit: cost)
         state.clock &+= 1
-        state.entries[key] = MemoryEntry(response: response, storedAt: storedAt, cost: cost, lastUse: state.clock)
+        state.entries[key] = MemoryEntry(response: response, storedAt: storedAt, vary: vary, cost: cost, lastUse: state.clock)
         state.memoryUsage += cost
     }
 

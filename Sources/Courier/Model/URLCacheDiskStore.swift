@@ -219,6 +219,8 @@ final class URLCacheDiskStore: Sendable {
         var headerFields: [[String]]?
         var storagePolicy: UInt
         var storedAt: Double
+        /// The varying request headers' values (absent in files written without them).
+        var vary: [String: String]?
     }
 
     /// File layout: the magic bytes, the metadata's length (4 bytes, big-endian), the metadata
@@ -231,7 +233,8 @@ final class URLCacheDiskStore: Sendable {
                                 textEncodingName: response.textEncodingName,
                                 statusCode: nil, httpVersion: nil, headerFields: nil,
                                 storagePolicy: entry.storagePolicy.rawValue,
-                                storedAt: entry.storedAt.timeIntervalSince1970)
+                                storedAt: entry.storedAt.timeIntervalSince1970,
+                                vary: entry.vary?.values)
         if let http = response as? HTTPURLResponse {
             metadata.statusCode = http.statusCode
             metadata.httpVersion = http.httpVersion
@@ -275,7 +278,8 @@ final class URLCacheDiskStore: Sendable {
         }
         return URLCacheDiskEntry(key: metadata.key, response: response,
                                  data: Data(contents[metadataEnd...]), storagePolicy: policy,
-                                 storedAt: Date(timeIntervalSince1970: metadata.storedAt))
+                                 storedAt: Date(timeIntervalSince1970: metadata.storedAt),
+                                 vary: metadata.vary.map(URLCacheVary.init(values:)))
     }
 }
 
@@ -291,4 +295,6 @@ struct URLCacheDiskEntry: Sendable {
     var storagePolicy: URLCache.StoragePolicy
     /// When the response was stored.
     var storedAt: Date
+    /// The values of the request headers the response varies on, if it has `Vary`.
+    var vary: URLCacheVary? = nil
 }

@@ -156,8 +156,8 @@ extension URLCredential {
         /// Keep the credential until the process exits.
         case forSession
 
-        /// Keep the credential permanently. Courier's storage is in memory for now, so this
-        /// behaves like `.forSession`.
+        /// Keep the credential permanently: `URLCredentialStorage.shared` writes it to a file only
+        /// its owner can read; other storages keep it, like `.forSession`, until the process exits.
         case permanent
 
         /// Keep the credential permanently and synchronise it between devices. Linux has no such

@@ -99,6 +99,13 @@ struct TaskCore {
     var toldWaitingForConnectivity = false
     /// Set by `cancel(byProducingResumeData:)`: keep the partial file.
     var keepPartialFile = false
+    /// Where the current response may be cached, as its handler said; `.notAllowed` when the task
+    /// will not cache it (see `URLSessionTask+Caching.swift`).
+    var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed
+    /// The copy of the body kept for the cache, for a data task whose body goes to its delegate.
+    var cacheBody: Data?
+    /// The most body bytes the response may have and still be cached.
+    var cacheBodyLimit = 0
 }
 
 /// Monotonic time in nanoseconds.

@@ -23,7 +23,7 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     }
 
     func urlProtocol(_ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy) {
-        task.handleResponse(response, generation: generation)
+        task.handleResponse(response, storagePolicy: policy, generation: generation)
     }
 
     func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) {

@@ -3,14 +3,18 @@ import Foundation
 // Ending a task: exactly one completion, delivered after everything queued before it.
 extension URLSessionTask {
     /// Ends the task with `error` (nil for success) unless it is already ending. The handler is
-    /// stopped; body bytes already queued are delivered first.
+    /// stopped; body bytes already queued are delivered first. A successful data task whose
+    /// response may be cached stores it (after asking `willCacheResponse`) before its completion.
     func complete(error: (any Error)?, generation: Int?) {
         guard let pipeline else { return }
+        var toCache: CachedURLResponse?
         let load: ActiveLoad?? = lock.withLock {
             guard isCurrentLocked(generation) else { return .none }
             var current: ActiveLoad? = nil
             if case .loading(let load) = core.phase { current = load }
             core.phase = .finishing
+            let cacheable = takeResponseToCacheLocked()
+            if error == nil { toCache = cacheable }
             if error != nil, kind == .download, core.handlerCanResume, core.bytesReceived > 0 {
                 core.keepPartialFile = true
             }
@@ -18,6 +22,7 @@ extension URLSessionTask {
         }
         guard case .some(let active) = load else { return }
         active?.stop()
+        if let toCache { enqueueCacheStore(toCache) }
         let url = currentRequest?.url
         let finalError = error.map { Self.withFailingURL($0, url: url) }
         pipeline.close { [self] in

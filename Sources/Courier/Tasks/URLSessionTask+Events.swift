@@ -17,13 +17,16 @@ extension URLSessionTask {
         }
     }
 
-    func handleResponse(_ response: URLResponse, generation: Int?) {
+    /// `storagePolicy` is where the handler allows the response to be cached (see
+    /// `URLSessionTask+Caching.swift`).
+    func handleResponse(_ response: URLResponse, storagePolicy: URLCache.StoragePolicy = .notAllowed, generation: Int?) {
         let ask: Bool? = lock.withLock {
             guard isCurrentLocked(generation) else { return nil }
             core.response = response
             core.lastActivity = monotonicNanoseconds()
             core.waitingForConnectivity = false
             core.metrics.responseReceived(response)
+            beginCacheCopyLocked(for: response, policy: storagePolicy)
             if kind == .download, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
                 // The handler did not resume: start the file over rather than splice two versions.
                 file.truncate()
@@ -71,6 +74,7 @@ extension URLSessionTask {
             guard isCurrentLocked(generation) else { return (.none, nil, 0) }
             core.bytesReceived += Int64(data.count)
             core.lastActivity = monotonicNanoseconds()
+            appendCacheCopyLocked(data)
             let route: Route
             if kind == .download {
                 route = .write

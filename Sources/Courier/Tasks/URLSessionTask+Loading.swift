@@ -76,8 +76,10 @@ extension URLSessionTask {
         }
     }
 
-    /// Finds the handler for `request` and starts it; a request no handler accepts fails the task
-    /// with `unsupportedURL`.
+    /// Finds the handler for `request` and starts it, with the response the session's cache holds
+    /// for it; a request no handler accepts fails the task with `unsupportedURL`. The request's
+    /// cache policy may instead serve the cached response without a handler, or fail with
+    /// `resourceUnavailable` (see `URLSessionTask+Caching.swift`).
     func startLoad(_ request: URLRequest) {
         guard let session else { return }
         let prepared = session.prepare(request, kind: kind, uploadBody: uploadBody)
@@ -85,6 +87,19 @@ extension URLSessionTask {
             let scheme = prepared.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
             complete(error: URLError(.unsupportedURL, url: prepared.url,
                                      description: "No handler is registered for the URL scheme \(scheme)."),
+                     generation: nil)
+            return
+        }
+        let cachedResponse: CachedURLResponse?
+        switch cacheLookup(for: prepared) {
+        case .load(let cached):
+            cachedResponse = cached
+        case .serve(let cached):
+            serveCachedResponse(cached, for: prepared)
+            return
+        case .unavailable:
+            complete(error: URLError(.resourceUnavailable, url: prepared.url,
+                                     description: "Nothing is cached for this request and its cache policy forbids loading it."),
                      generation: nil)
             return
         }
@@ -105,7 +120,7 @@ extension URLSessionTask {
         }
         guard let generation else { return }
         let client = TaskProtocolClient(task: self, generation: generation)
-        let instance = handlerType.init(task: self, cachedResponse: nil, client: client)
+        let instance = handlerType.init(task: self, cachedResponse: cachedResponse, client: client)
         let load = ActiveLoad(instance: instance,
                               queue: DispatchQueue(label: "courier.handler", target: DispatchQueue.global()),
                               generation: generation)

@@ -54,11 +54,14 @@ struct TimeoutTests {
         task.resume()
         let server = try await ControlledURLProtocol.waitForStart(of: url)
         server.respond()
-        for _ in 0..<10 {
-            try await Task.sleep(nanoseconds: 150_000_000)
-            server.send(Data("x".utf8))
+        // Paced by a thread of its own, so a busy Swift concurrency pool cannot delay it.
+        Thread.detachNewThread {
+            for _ in 0..<10 {
+                Thread.sleep(forTimeInterval: 0.15)
+                server.send(Data("x".utf8))
+            }
+            server.finish()
         }
-        server.finish()
         #expect(await delegate.waitForCompletion(of: task))
         #expect(delegate.error(of: task) == nil)
         #expect(delegate.body(of: task) == Data(repeating: UInt8(ascii: "x"), count: 10))
@@ -74,13 +77,14 @@ struct TimeoutTests {
         task.resume()
         let server = try await ControlledURLProtocol.waitForStart(of: url)
         server.respond()
-        let sender = Task {
-            for _ in 0..<100 {
-                try await Task.sleep(nanoseconds: 50_000_000)
+        let stop = Locked(false)
+        Thread.detachNewThread {
+            for _ in 0..<200 where !stop.current {
+                Thread.sleep(forTimeInterval: 0.05)
                 server.send(Data("y".utf8))
             }
         }
-        defer { sender.cancel() }
+        defer { stop.withLock { $0 = true } }
         #expect(await delegate.waitForCompletion(of: task))
         #expect((delegate.error(of: task) as? URLError)?.code == .timedOut)
     }

@@ -59,20 +59,24 @@ struct TestTimeout: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// Runs `operation`, failing with ``TestTimeout`` if it takes longer than `seconds`. The operation
-/// is cancelled when the time runs out.
+/// Runs `operation`, failing with ``TestTimeout`` if it takes longer than `seconds`. When the time
+/// runs out the operation is cancelled and abandoned: this returns even if the operation ignores
+/// cancellation (a hung load), so a test can never hang here.
 func withTimeout<T: Sendable>(_ seconds: TimeInterval = testWaitLimit, _ what: String = "an operation",
                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-            throw TestTimeout(what: what)
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw TestTimeout(what: what) }
-        return first
+    let outcome = Locked<Result<T, any Error>?>(nil)
+    let work = Task {
+        let result: Result<T, any Error>
+        do { result = .success(try await operation()) } catch { result = .failure(error) }
+        outcome.withLock { if $0 == nil { $0 = result } }
     }
+    let finished = await waitUntil(timeout: seconds) { outcome.current != nil }
+    if !finished {
+        work.cancel()
+        outcome.withLock { if $0 == nil { $0 = .failure(TestTimeout(what: what)) } }
+    }
+    guard let result = outcome.current else { throw TestTimeout(what: what) }
+    return try result.get()
 }
 
 /// A value delivered once by a callback (a completion handler), awaited with a bound.

@@ -137,6 +137,31 @@ struct CancellationTests {
         #expect(delegate.eventsAfterCompletion.isEmpty)
     }
 
+    @Test("cancel() while the task is still .running but its protocol already finished ends with cancelled",
+          .disabled("bug: URLSessionTask+Lifecycle.swift cancelTask ignores cancel() once the handler finished (phase .finishing) though state is still .running; the task then completes successfully"))
+    func cancelAfterProtocolFinished() async throws {
+        let pending = Locked<(@Sendable (URLSession.ResponseDisposition) -> Void)?>(nil)
+        var hooks = EventDelegate.Hooks()
+        hooks.response = { _, _, completion in pending.withLock { $0 = completion } }
+        let delegate = EventDelegate(hooks)
+        let session = ControlledURLProtocol.session(delegate: delegate)
+        defer { session.invalidateAndCancel() }
+        let url = ControlledURLProtocol.makeURL()
+        let task = session.dataTask(with: url)
+        task.resume()
+        let server = try await ControlledURLProtocol.waitForStart(of: url)
+        server.complete(with: Data("body".utf8))
+        #expect(await waitUntil { pending.current != nil })
+
+        #expect(task.state == .running)
+        task.cancel()
+        #expect(task.state == .canceling, "cancel() marks a running task as canceling")
+        pending.current?(.allow)
+        #expect(await delegate.waitForCompletion(of: task))
+        expectCancelled(delegate.error(of: task), url: url)
+        expectCancelled(task.error, url: url)
+    }
+
     @Test("cancelling twice, or from several threads at once, completes exactly once")
     func cancelRace() async throws {
         let session = ControlledURLProtocol.session()

@@ -5,31 +5,57 @@ import Testing
 @Suite("Response disposition")
 struct ResponseDispositionTests {
 
-    @Test(".cancel from didReceive response: completes with cancelled and no data is delivered")
+    @Test(".cancel from didReceive response: completes with cancelled, the protocol is stopped, no data is delivered")
     func cancelDisposition() async throws {
+        var hooks = EventDelegate.Hooks()
+        hooks.response = { _, _, completion in completion(.cancel) }
+        let delegate = EventDelegate(hooks)
+        let session = ControlledURLProtocol.session(delegate: delegate)
+        defer { session.invalidateAndCancel() }
+        let url = ControlledURLProtocol.makeURL()
+        let task = session.dataTask(with: url)
+        task.resume()
+        let server = try await ControlledURLProtocol.waitForStart(of: url)
+        server.respond(headers: ["Content-Length": "4"])
+
+        #expect(await delegate.waitForCompletion(of: task))
+        #expect(await waitUntil { ControlledURLProtocol.stopCount(url) == 1 })
+        server.send(Data("late".utf8))
+        server.finish()
+        await settle(0.2)
+        #expect(delegate.collapsedNames(for: task) == ["response", "metrics", "complete"])
+        #expect(delegate.body(of: task).isEmpty)
+        let error = try #require(delegate.error(of: task) as? URLError)
+        #expect(error.code == .cancelled)
+        #expect(error.failingURL == url)
+        #expect((task.error as? URLError)?.code == .cancelled)
+        #expect(task.state == .completed)
+        #expect(delegate.completionCount(of: task) == 1)
+        #expect(delegate.eventsAfterCompletion.isEmpty)
+    }
+
+    @Test(".cancel also wins when the whole body already arrived (a 1 MB file)",
+          .disabled("bug: a .cancel disposition calls cancel(), which URLSessionTask+Lifecycle.swift cancelTask ignores once the handler finished (phase .finishing): the body is delivered and the task succeeds"))
+    func cancelDispositionAfterBodyArrived() async throws {
         let content = TestFiles.bytes(count: 1_000_000, seed: 31)
         let file = try TestFiles.make(content)
         defer { TestFiles.remove(file) }
+        let pending = Locked<(@Sendable (URLSession.ResponseDisposition) -> Void)?>(nil)
         var hooks = EventDelegate.Hooks()
-        hooks.response = { _, _, completion in completion(.cancel) }
+        hooks.response = { _, _, completion in pending.withLock { $0 = completion } }
         let delegate = EventDelegate(hooks)
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: file)
         task.resume()
+        #expect(await waitUntil { pending.current != nil })
+        #expect(await waitUntil { task.countOfBytesReceived == Int64(content.count) })
+        pending.current?(.cancel)
 
         #expect(await delegate.waitForCompletion(of: task))
-        #expect(delegate.collapsedNames(for: task).first == "response")
         #expect(!delegate.collapsedNames(for: task).contains("data"))
         #expect(delegate.body(of: task).isEmpty)
-        let error = try #require(delegate.error(of: task) as? URLError)
-        #expect(error.code == .cancelled)
-        #expect(error.failingURL == file)
-        #expect((task.error as? URLError)?.code == .cancelled)
-        #expect(task.state == .completed)
-        await settle(0.2)
-        #expect(delegate.completionCount(of: task) == 1)
-        #expect(delegate.eventsAfterCompletion.isEmpty)
+        #expect((delegate.error(of: task) as? URLError)?.code == .cancelled)
     }
 
     @Test("data waits until the delegate calls the response completion handler")

@@ -448,10 +448,10 @@ final class NginxServer: @unchecked Sendable {
     private static let exitCleanup = Locked(ExitCleanup())
 
     private static func registerExitCleanup(directory: URL) {
-        let register: Bool = exitCleanup.withLock {
-            $0.directories.append(directory)
-            defer { $0.registered = true }
-            return !$0.registered
+        let register: Bool = exitCleanup.withLock { cleanup in
+            cleanup.directories.append(directory)
+            defer { cleanup.registered = true }
+            return !cleanup.registered
         }
         if register { atexit(nginxExitHandler) }
     }

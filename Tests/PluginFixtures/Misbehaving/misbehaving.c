@@ -17,6 +17,7 @@
  *   misbehave-hang         nothing at all until stopped
  *   misbehave-echo         (read, write) the method, a space and the body
  */
+#define _POSIX_C_SOURCE 200809L
 #include "misbehaving.h"
 
 #include <pthread.h>

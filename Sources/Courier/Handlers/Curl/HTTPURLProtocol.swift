@@ -32,6 +32,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var clientCertificate: ClientCertificateFiles?
     /// Connection attempts made while waiting for connectivity.
     private var connectivityAttempts = 0
+    /// The revalidation of a stored response, if this load is one (`HTTPURLProtocol+Caching.swift`).
+    let cacheExchange = HTTPCacheExchange()
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
@@ -45,6 +47,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     }
 
     override func startLoading() {
+        if answerFromCacheIfFresh() { return }
         startAttempt(expecting: .idle)
     }
 
@@ -58,7 +61,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             return
         }
         do {
-            try HTTPTransferConfiguration.configure(transfer, for: request, environment: environment)
+            try HTTPTransferConfiguration.configure(transfer, for: cacheExchange.outgoingRequest(for: request), environment: environment)
             authentication.apply(to: transfer)
             lock.withLock { acceptedServer }?.apply(to: transfer)
             if let files = lock.withLock({ clientCertificate }) { HTTPClientCertificate.apply(files, to: transfer) }
@@ -118,6 +121,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             // The body of the 401/407 is kept until the delegate decides; nothing is delivered yet.
             return
         }
+        if acceptNotModified(response) {
+            return // the stored response is reported when the transfer ends
+        }
         if let redirect = HTTPRedirectRequest.make(after: response, for: request) {
             lock.withLock { state = .redirected }
             client?.urlProtocol(self, wasRedirectedTo: redirect, redirectResponse: response)
@@ -139,7 +145,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             }
         }
         lock.withLock { responseDelivered = true }
-        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: cacheStoragePolicy(for: response))
     }
 
     func transfer(_ transfer: CurlTransfer, didReceive bytes: UnsafeRawBufferPointer) -> Bool {
@@ -204,6 +210,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
                                   detail: transfer.errorDetail)
         } else if result == CURLE_OK && delivered {
             client?.urlProtocolDidFinishLoading(self)
+        } else if result == CURLE_OK, finishRevalidationIfAnswered() {
+            // A 304: the stored response was reported.
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response could not be parsed."))

@@ -16,6 +16,12 @@ public enum CourierPlugins {
     /// The environment variable naming plugin directories to load on first use.
     public static let environmentVariable = PluginEnvironment.variable
 
+    /// The directories `COURIER_PLUGIN_PATH` names, which the loader loads on first use (none in a
+    /// setuid or setgid process).
+    public static var environmentDirectories: [URL] {
+        PluginEnvironment.directories(ProcessInfo.processInfo.environment)
+    }
+
     /// The plugin ABI versions (`COURIER_PLUGIN_ABI_VERSION`) this build of Courier loads.
     public static var supportedABIVersions: ClosedRange<Int> { PluginABI.supportedVersions }
 

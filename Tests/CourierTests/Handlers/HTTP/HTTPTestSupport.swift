@@ -19,10 +19,13 @@ enum HTTPTest {
     /// The process's nginx (started on first use).
     static func nginx() async throws -> NginxServer { try await NginxServer.shared() }
 
-    /// A new ephemeral session (its own cookie store, credential store and connections).
+    /// A new ephemeral session (its own cookie store, credential store and connections) without a
+    /// response cache, so every load reaches the server.
     static func session(delegate: (any URLSessionDelegate)? = nil,
                         configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configure(configuration)
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }

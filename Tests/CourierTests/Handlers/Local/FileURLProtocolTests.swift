@@ -608,6 +608,33 @@ extension LocalHandlerHeavyTests {
             #expect(second.writes.last?.total == Int64(size))
         }
 
+        /// `bytes(from:)` suspends the task while more than 4 MiB are unread and resumes it once the
+        /// reader catches up. For a 6 MiB file the handler has read everything (and reported its end)
+        /// by the time the reader is slow enough to make the buffer suspend the task; the reader must
+        /// still get every line.
+        @Test func asyncLinesOfAFileLargerThanTheBytesBuffer() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let line = String(repeating: "x", count: 63)
+            let count = (6 << 20) / 64
+            let text = Data(String(repeating: line + "\n", count: count).utf8)
+            let file = try directory.file("six-mebibytes.txt", text)
+            let (lines, ok) = try await LocalTestSupport.withTimeout(LocalTestSupport.timeout, "all lines of a 6 MiB file") { () -> (Int, Bool) in
+                let (bytes, _) = try await URLSession(configuration: .ephemeral).bytes(from: file)
+                // A reader that starts late: everything is buffered (and the task suspended) first.
+                try await Task.sleep(for: .milliseconds(200))
+                var lines = 0
+                var ok = true
+                for try await read in bytes.lines {
+                    lines += 1
+                    if read != line { ok = false }
+                }
+                return (lines, ok)
+            }
+            #expect(lines == count)
+            #expect(ok)
+        }
+
         /// A line end split across two 1 MiB chunks is still one line end.
         @Test func asyncLinesAcrossChunkBoundaries() async throws {
             let directory = try LocalTempDirectory()

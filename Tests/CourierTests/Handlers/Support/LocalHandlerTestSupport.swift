@@ -25,17 +25,22 @@ enum LocalTestSupport {
     }
 
     /// Runs `operation`, throwing ``TimedOut`` (and cancelling it) when it takes longer than `limit`.
+    /// The operation runs in an unstructured task, so one that ignores cancellation (a hang, the very
+    /// thing a test may be looking for) is abandoned instead of holding the test forever.
     static func withTimeout<T: Sendable>(_ limit: Duration = timeout, _ what: String = "the operation",
                                          _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
+        let work = ResultBox<Task<Void, Never>>()
+        let timer = ResultBox<Task<Void, Never>>()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let finish = FinishOnce(continuation)
+            timer.set(Task {
                 try? await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TimedOut(what: what) }
-            return value
+                if finish.resume(with: .failure(TimedOut(what: what))) { work.value?.cancel() }
+            })
+            work.set(Task {
+                do { finish.resume(with: .success(try await operation())) } catch { finish.resume(with: .failure(error)) }
+                timer.value?.cancel()
+            })
         }
     }
 
@@ -188,6 +193,25 @@ struct LocalTempDirectory {
             }
         }
         try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Resumes a continuation exactly once, whoever comes first.
+final class FinishOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
+
+    /// Resumes with `result` unless already resumed; returns whether this call did it.
+    @discardableResult
+    func resume(with result: Result<T, any Error>) -> Bool {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume(with: result)
+        return pending != nil
     }
 }
 

@@ -3,7 +3,7 @@ import Testing
 @testable import Courier
 
 @Suite("HTTPCookie")
-struct HTTPCookieTests {
+struct HTTPCookieModelTests {
 
     private let url = URL(string: "https://www.example.com/docs/guide/index.html")!
 

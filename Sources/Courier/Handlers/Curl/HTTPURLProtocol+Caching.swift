@@ -1,0 +1,54 @@
+import Foundation
+
+// The HTTP handler's part in caching: using a fresh stored response without the network,
+// revalidating a stale one, turning a 304 into the stored response, and telling the task whether
+// a new response may be stored. The rules are in HTTPCacheValidation, HTTPCacheFreshness and
+// HTTPCacheStorage; the state of one load is in HTTPCacheExchange.
+extension HTTPURLProtocol {
+    /// Judges the cached response the task passed in, before any transfer starts. Returns `true`
+    /// when it was fresh and has been reported as the result (`cachedResponseIsValid`, metrics
+    /// marked as a local-cache fetch); when it is stale but has validators, arranges the
+    /// conditional request and returns `false`; otherwise returns `false`.
+    func answerFromCacheIfFresh() -> Bool {
+        guard let cached = cachedResponse else { return false }
+        let receivedAt = environment.cache?.storageDate(of: cached, for: request)
+        switch HTTPCacheValidation.decide(cached: cached, request: request, receivedAt: receivedAt) {
+        case .useStored:
+            (client as? BuiltInHandlerClient)?.didCollectTransactionMetrics { $0.resourceFetchType = .localCache }
+            client?.urlProtocol(self, cachedResponseIsValid: cached)
+            return true
+        case .revalidate(let headers):
+            cacheExchange.beginRevalidation(of: cached, with: headers)
+            return false
+        case .load:
+            return false
+        }
+    }
+
+    /// Whether the response head is the `304` answering this load's revalidation (then nothing is
+    /// delivered; the transfer's end reports the stored response, see
+    /// ``finishRevalidationIfAnswered()``).
+    func acceptNotModified(_ response: HTTPURLResponse) -> Bool {
+        cacheExchange.acceptNotModified(response)
+    }
+
+    /// After a transfer that ended with a `304` to the revalidation: stores the stored response
+    /// with the 304's headers in the session's cache (which also restarts its age) and reports it
+    /// with `cachedResponseIsValid`. Returns whether it did.
+    func finishRevalidationIfAnswered() -> Bool {
+        guard let refreshed = cacheExchange.takeRefreshed() else { return false }
+        environment.cache?.storeCachedResponse(refreshed, for: request)
+        client?.urlProtocol(self, cachedResponseIsValid: refreshed)
+        return true
+    }
+
+    /// The storage policy to report with `response`. A successful answer to an unsafe method
+    /// (`POST`, `PUT`, `DELETE`…) also removes the stored response for the URL.
+    func cacheStoragePolicy(for response: HTTPURLResponse) -> URLCache.StoragePolicy {
+        if HTTPCacheStorage.invalidatesStoredResponse(response, request: request), let url = request.url,
+           let cache = environment.cache {
+            cache.removeCachedResponse(for: URLRequest(url: url))
+        }
+        return HTTPCacheStorage.policy(for: response, request: request)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import Courier
+
+/// Network failures become Apple's `URLError` codes, each with the failing URL.
+@Suite("HTTP errors")
+struct HTTPErrorTests {
+
+    /// Loads `url` with a completion handler and returns its error (recording an issue without one).
+    private func failure(of url: URL, configure: (URLSessionConfiguration) -> Void = { _ in },
+                         request adjust: (inout URLRequest) -> Void = { _ in },
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws -> URLError {
+        let session = HTTPTest.session(configure: configure)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: url)
+        adjust(&request)
+        let result = try await session.loadData(request, timeout: 20)
+        #expect(result.data == nil, "no data with an error", sourceLocation: sourceLocation)
+        let error = try HTTPTest.urlError(result.error, sourceLocation: sourceLocation)
+        #expect(HTTPTest.hasFailingURL(error, url), "failingURL is \(String(describing: error.failingURL))",
+                sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test func refusedConnection() async throws {
+        let url = URL(string: "http://127.0.0.1:\(try HTTPTest.refusedPort())/anything")!
+        #expect(try await failure(of: url).code == .cannotConnectToHost)
+    }
+
+    @Test func unresolvableHost() async throws {
+        let url = URL(string: "http://\(HTTPTest.unresolvableHost)/anything")!
+        #expect(try await failure(of: url).code == .cannotFindHost)
+    }
+
+    @Test func truncatedBody() async throws {
+        let server = try FaultServer(routes: ["/short": .truncated(body: Data(repeating: 7, count: 1000), declaredLength: 5000)])
+        defer { server.stop() }
+        #expect(try await failure(of: server.url("/short")).code == .networkConnectionLost)
+    }
+
+    @Test func closedWithoutResponse() async throws {
+        let server = try FaultServer(routes: ["/nothing": .raw(Data())])
+        defer { server.stop() }
+        #expect(try await failure(of: server.url("/nothing")).code == .networkConnectionLost)
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nhi",
+        "HTTP/1.1 OK\r\nContent-Length: 2\r\n\r\nhi",
+        "HTTP/1.1 99999 Huge\r\nContent-Length: 2\r\n\r\nhi",
+        "NOT-HTTP garbage line\r\n\r\n",
+    ])
+    func malformedStatusLine(response: String) async throws {
+        let server = try FaultServer(routes: ["/bad": .raw(Data(response.utf8))])
+        defer { server.stop() }
+        #expect(try await failure(of: server.url("/bad")).code == .badServerResponse)
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis header line has no colon\r\n\r\nhi",
+        "HTTP/1.1 200 OK\r\nContent-Length: banana\r\n\r\nhi",
+    ])
+    func malformedHeader(response: String) async throws {
+        let server = try FaultServer(routes: ["/bad": .raw(Data(response.utf8))])
+        defer { server.stop() }
+        #expect(try await failure(of: server.url("/bad")).code == .badServerResponse)
+    }
+
+    @Test func malformedChunkedFraming() async throws {
+        let response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nhi\r\n0\r\n\r\n"
+        let server = try FaultServer(routes: ["/bad": .raw(Data(response.utf8))])
+        defer { server.stop() }
+        // A response that cannot be parsed, not a lost connection.
+        let code = try await failure(of: server.url("/bad")).code
+        #expect(code == .badServerResponse || code == .cannotParseResponse, "got \(code)")
+    }
+
+    @Test func resetMidBody() async throws {
+        let head = Data("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".utf8) + Data(repeating: 1, count: 2000)
+        let server = try FaultServer(routes: ["/reset": .reset(after: head)])
+        defer { server.stop() }
+        #expect(try await failure(of: server.url("/reset")).code == .networkConnectionLost)
+    }
+
+    @Test func resetBeforeResponse() async throws {
+        let server = try FaultServer(routes: ["/reset": .reset(after: Data())])
+        defer { server.stop() }
+        #expect(try await failure(of: server.url("/reset")).code == .networkConnectionLost)
+    }
+
+    @Test func stallTimesOutWithSessionRequestTimeout() async throws {
+        let server = try FaultServer(routes: ["/stall": .stall(seconds: 15)])
+        defer { server.stop() }
+        let started = Date()
+        let error = try await failure(of: server.url("/stall"), configure: { $0.timeoutIntervalForRequest = 1 })
+        #expect(error.code == .timedOut)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 0.9 && elapsed < 6, "timed out after \(elapsed) s")
+    }
+
+    @Test func stallTimesOutWithRequestTimeout() async throws {
+        let server = try FaultServer(routes: ["/stall": .stall(seconds: 15)])
+        defer { server.stop() }
+        let started = Date()
+        let error = try await failure(of: server.url("/stall"), request: { $0.timeoutInterval = 1 })
+        #expect(error.code == .timedOut)
+        #expect(Date().timeIntervalSince(started) < 6)
+    }
+
+    @Test func idleTimeoutResetsWithEachByte() async throws {
+        // A byte every 50 ms keeps a 1 s idle timeout from firing, although the body takes longer.
+        let body = Data((0..<30).map { UInt8($0) })
+        let server = try FaultServer(routes: ["/drip": .drip(body: body, interval: 0.05)])
+        defer { server.stop() }
+        let session = HTTPTest.session { $0.timeoutIntervalForRequest = 1 }
+        defer { session.finishTasksAndInvalidate() }
+        let result = try await session.loadData(server.url("/drip"), timeout: 20)
+        #expect(result.error == nil)
+        #expect(result.data == body)
+    }
+
+    @Test func resourceTimeoutEndsASlowBody() async throws {
+        let server = try FaultServer(routes: ["/drip": .drip(body: Data(repeating: 1, count: 200), interval: 0.05)])
+        defer { server.stop() }
+        let started = Date()
+        let error = try await failure(of: server.url("/drip"), configure: { $0.timeoutIntervalForResource = 1.5 })
+        #expect(error.code == .timedOut)
+        #expect(Date().timeIntervalSince(started) < 6)
+    }
+
+    @Test func errorsReachTheDelegateToo() async throws {
+        let server = try FaultServer(routes: ["/short": .truncated(body: Data(repeating: 7, count: 100), declaredLength: 500)])
+        defer { server.stop() }
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let url = server.url("/short")
+        let task = session.dataTask(with: url)
+        try await HTTPTest.run(task, delegate)
+        let error = try HTTPTest.urlError(delegate.error(of: task))
+        #expect(error.code == .networkConnectionLost)
+        #expect(HTTPTest.hasFailingURL(error, url))
+        #expect(delegate.completionCount(of: task) == 1)
+        #expect((task.error as? URLError)?.code == .networkConnectionLost)
+        #expect(task.state == .completed)
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+@testable import Courier
+
+/// HTTP redirects through the handler and the task: how each status rewrites the request, what the
+/// delegate can do, the redirect limit, headers that must not cross origins, and redirects that
+/// leave HTTP.
+@Suite("HTTP redirects")
+struct HTTPRedirectTests {
+
+    struct MethodCase: Sendable, CustomTestStringConvertible {
+        var status: Int
+        var method: String
+        var expectedMethod: String
+        var keepsBody: Bool
+        var testDescription: String { "\(status) after \(method) → \(expectedMethod)\(keepsBody ? " with body" : "")" }
+    }
+
+    @Test(arguments: [
+        MethodCase(status: 301, method: "POST", expectedMethod: "GET", keepsBody: false),
+        MethodCase(status: 302, method: "POST", expectedMethod: "GET", keepsBody: false),
+        MethodCase(status: 303, method: "POST", expectedMethod: "GET", keepsBody: false),
+        MethodCase(status: 303, method: "PUT", expectedMethod: "GET", keepsBody: false),
+        MethodCase(status: 307, method: "POST", expectedMethod: "POST", keepsBody: true),
+        MethodCase(status: 308, method: "POST", expectedMethod: "POST", keepsBody: true),
+        MethodCase(status: 307, method: "PUT", expectedMethod: "PUT", keepsBody: true),
+        MethodCase(status: 302, method: "PUT", expectedMethod: "PUT", keepsBody: true),
+        MethodCase(status: 301, method: "GET", expectedMethod: "GET", keepsBody: false),
+    ])
+    func statusDecidesTheNextMethod(_ example: MethodCase) async throws {
+        let server = try await HTTPTest.nginx()
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/redirect/\(example.status)"))
+        request.httpMethod = example.method
+        let body = Data("field=value&other=\(example.status)".utf8)
+        if example.method != "GET" {
+            request.httpBody = body
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        }
+        let task = session.dataTask(with: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        let echo = try HTTPTest.echoed(delegate.body(of: task))
+        #expect(echo.method == example.expectedMethod)
+        if example.keepsBody {
+            #expect(echo.body == body)
+            #expect(echo.header("content-type") == "application/x-www-form-urlencoded")
+        } else {
+            #expect(echo.bodyLength == 0)
+            #expect(echo.header("content-type") == nil)
+        }
+        #expect(delegate.redirectResponses(of: task).map(\.statusCode) == [example.status])
+        #expect(delegate.response(of: task)?.url == server.url("/echo"))
+        #expect(task.currentRequest?.url == server.url("/echo"))
+        #expect(task.originalRequest?.url == server.url("/redirect/\(example.status)"))
+    }
+
+    @Test func delegateCanRewriteTheRedirect() async throws {
+        let server = try await HTTPTest.nginx()
+        let delegate = EventDelegate(EventDelegate.Hooks(redirect: { _, _, proposed, answer in
+            var changed = proposed
+            changed.url = server.url(NginxServer.Files.hello)
+            answer(changed)
+        }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/redirect/302"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.body(of: task) == NginxServer.Files.helloContents)
+        #expect(delegate.response(of: task)?.url == server.url(NginxServer.Files.hello))
+    }
+
+    @Test func refusedRedirectBecomesTheFinalResponse() async throws {
+        let server = try await HTTPTest.nginx()
+        let delegate = EventDelegate(EventDelegate.Hooks(redirect: { _, _, _, answer in answer(nil) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/redirect/302"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        let response = try HTTPTest.http(delegate.response(of: task))
+        #expect(response.statusCode == 302)
+        #expect(response.value(forHTTPHeaderField: "Location") == server.url("/echo").absoluteString)
+        #expect(response.url == server.url("/redirect/302"))
+        // Apple: refusing "causes the body of the redirect response to be delivered as the payload".
+        #expect(String(decoding: delegate.body(of: task), as: UTF8.self).contains("302 Found"))
+    }
+
+    @Test func refusedRedirectWithCompletionHandlerKeepsTheBody() async throws {
+        let server = try await HTTPTest.nginx()
+        let delegate = EventDelegate(EventDelegate.Hooks(redirect: { _, _, _, answer in answer(nil) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let result = try await session.loadData(server.url("/redirect/301"))
+        #expect(result.error == nil)
+        #expect(try HTTPTest.http(result.response).statusCode == 301)
+        #expect(String(decoding: result.data ?? Data(), as: UTF8.self).contains("301 Moved Permanently"))
+    }
+
+    @Test func withoutDelegateRedirectsAreFollowed() async throws {
+        let server = try await HTTPTest.nginx()
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        let result = try await session.loadData(server.url("/redirect/hello"))
+        #expect(result.error == nil)
+        #expect(result.data == NginxServer.Files.helloContents)
+        #expect(result.response?.url == server.url(NginxServer.Files.hello))
+    }
+
+    @Test func sixteenRedirectsAreFollowed() async throws {
+        let server = try await HTTPTest.nginx()
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/hops/16"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.body(of: task) == Data("arrived\n".utf8))
+        #expect(delegate.redirectResponses(of: task).count == 16)
+        let metrics = try #require(delegate.metrics(of: task))
+        #expect(metrics.redirectCount == 16)
+        #expect(metrics.transactionMetrics.count == 17)
+    }
+
+    @Test func moreThanSixteenRedirectsFail() async throws {
+        let server = try await HTTPTest.nginx()
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        let url = server.url("/hops/20")
+        let result = try await session.loadData(url)
+        let error = try HTTPTest.urlError(result.error)
+        #expect(error.code == .httpTooManyRedirects)
+        #expect(error.failingURL != nil)
+        #expect(result.data == nil)
+    }
+
+    @Test func credentialsAndCookiesDoNotCrossOrigins() async throws {
+        let server = try await HTTPTest.nginx()
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        func load(_ path: String) async throws -> EchoedRequest {
+            var request = URLRequest(url: server.url(path))
+            request.setValue("Basic dXNlcjpwYXNz", forHTTPHeaderField: "Authorization")
+            request.setValue("session=secret", forHTTPHeaderField: "Cookie")
+            request.setValue("kept", forHTTPHeaderField: "X-Custom")
+            let result = try await session.loadData(request)
+            #expect(result.error == nil)
+            return try HTTPTest.echoed(result.data)
+        }
+        let sameOrigin = try await load("/redirect/302")
+        #expect(sameOrigin.header("authorization") == "Basic dXNlcjpwYXNz")
+        #expect(sameOrigin.header("cookie") == "session=secret")
+        #expect(sameOrigin.header("x-custom") == "kept")
+
+        let crossOrigin = try await load("/redirect/cross")
+        #expect(crossOrigin.header("host") == "127.0.0.1:\(server.otherOriginPort)")
+        #expect(crossOrigin.header("authorization") == nil)
+        #expect(crossOrigin.header("cookie") == nil)
+        #expect(crossOrigin.header("x-custom") == "kept")
+    }
+
+    @Test func crossOrigin307KeepsBodyButNotAuthorization() async throws {
+        let server = try await HTTPTest.nginx()
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/redirect/cross307"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("payload".utf8)
+        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+        let result = try await session.loadData(request)
+        #expect(result.error == nil)
+        let echo = try HTTPTest.echoed(result.data)
+        #expect(echo.method == "POST")
+        #expect(echo.body == Data("payload".utf8))
+        #expect(echo.header("authorization") == nil)
+        #expect(result.response?.url == server.otherOriginURL("/echo"))
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1:9/file.txt", "mailto:someone@example.invalid", "courier-unknown://host/path"])
+    func redirectOutOfHTTPIsNotFollowed(location: String) async throws {
+        let server = try FaultServer(routes: [
+            "/away": .respond(.ok(Data("moved away".utf8), status: 302, reason: "Found", headers: [("Location", location)])),
+        ])
+        defer { server.stop() }
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/away"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.redirectResponses(of: task).isEmpty)
+        let response = try HTTPTest.http(delegate.response(of: task))
+        #expect(response.statusCode == 302)
+        #expect(response.value(forHTTPHeaderField: "Location") == location)
+        #expect(delegate.body(of: task) == Data("moved away".utf8))
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func relativeLocationsResolveAgainstTheResponseURL() async throws {
+        let server = try FaultServer(routes: [
+            "/a/b/start": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", "../next?x=1")])),
+            "/a/next": .respond(.ok(Data(), status: 307, reason: "Temporary Redirect", headers: [("Location", "/final")])),
+            "/final": .respond(.ok(Data("done".utf8))),
+        ])
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        let result = try await session.loadData(server.url("/a/b/start"))
+        #expect(result.error == nil)
+        #expect(result.data == Data("done".utf8))
+        #expect(result.response?.url == server.url("/final"))
+        #expect(server.requests.map(\.target) == ["/a/b/start", "/a/next?x=1", "/final"])
+    }
+
+    @Test func redirectWithoutLocationIsFinal() async throws {
+        let server = try FaultServer(routes: [
+            "/nowhere": .respond(.ok(Data("no location".utf8), status: 301, reason: "Moved Permanently")),
+        ])
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        let result = try await session.loadData(server.url("/nowhere"))
+        #expect(result.error == nil)
+        #expect(try HTTPTest.http(result.response).statusCode == 301)
+        #expect(result.data == Data("no location".utf8))
+    }
+}

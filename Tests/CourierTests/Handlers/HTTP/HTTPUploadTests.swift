@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+@testable import Courier
+
+/// Request bodies: from memory, from a file, from the delegate's stream; POST and PUT; progress
+/// reports; and the server receiving exactly the bytes sent.
+@Suite("HTTP uploads")
+struct HTTPUploadTests {
+
+    /// The `didSendBodyData` totals of `task`, in order.
+    static func sentTotals(_ delegate: EventDelegate, _ task: URLSessionTask) -> [(total: Int64, expected: Int64)] {
+        delegate.events(for: task).compactMap { event in
+            if case .sentBody(_, let total, let expected) = event { return (total, expected) }
+            return nil
+        }
+    }
+
+    /// The `count hash` a sink answered.
+    static func sinkAnswer(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
+
+    static func expectedSinkAnswer(_ body: Data) -> String { "\(body.count) \(String(StreamHash.of(body), radix: 16))" }
+
+    @Test func postFromData() async throws {
+        let server = try FaultServer(routes: ["/sink": .sink])
+        defer { server.stop() }
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let body = try HTTPTest.randomBytes(1_500_000)
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        let task = session.uploadTask(with: request, from: body)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
+        let totals = Self.sentTotals(delegate, task)
+        #expect(!totals.isEmpty)
+        #expect(totals.last?.total == Int64(body.count))
+        #expect(totals.allSatisfy { $0.expected == Int64(body.count) })
+        #expect(zip(totals, totals.dropFirst()).allSatisfy { $0.total < $1.total })
+        #expect(task.countOfBytesSent == Int64(body.count))
+        let received = try #require(server.requests(for: "/sink").first)
+        #expect(received.method == "POST")
+        #expect(received.header("Content-Length") == "\(body.count)")
+        #expect(received.header("Expect") == nil)
+    }
+
+    @Test func putWithHTTPBody() async throws {
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/resource/42"))
+        request.httpMethod = "PUT"
+        request.httpBody = Data(#"{"value":42}"#.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let result = try await session.loadData(request)
+        #expect(result.error == nil)
+        let echo = try HTTPTest.echoed(result.data)
+        #expect(echo.method == "PUT")
+        #expect(echo.body == Data(#"{"value":42}"#.utf8))
+        #expect(echo.header("content-type") == "application/json")
+        #expect(echo.header("content-length") == "12")
+    }
+
+    @Test(arguments: ["POST", "PUT", "PATCH", "DELETE"])
+    func methodsWithAndWithoutBody(method: String) async throws {
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/item"))
+        request.httpMethod = method
+        let empty = try HTTPTest.echoed(try await session.loadData(request).data)
+        #expect(empty.method == method)
+        #expect(empty.bodyLength == 0)
+        request.httpBody = Data("x=1".utf8)
+        let filled = try HTTPTest.echoed(try await session.loadData(request).data)
+        #expect(filled.method == method)
+        #expect(filled.body == Data("x=1".utf8))
+    }
+
+    @Test func postThroughNginx() async throws {
+        let server = try await HTTPTest.nginx()
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/echo"))
+        request.httpMethod = "POST"
+        let body = try HTTPTest.randomBytes(200_000)
+        let post = request
+        let (data, response) = try await withTimeout(20) { try await session.upload(for: post, from: body) }
+        #expect(try HTTPTest.http(response).statusCode == 200)
+        let echo = try HTTPTest.echoed(data)
+        #expect(echo.method == "POST")
+        #expect(echo.body == body)
+    }
+
+    @Test func streamedUploadAsksForTheStream() async throws {
+        let server = try FaultServer(routes: ["/sink": .sink])
+        defer { server.stop() }
+        let body = try HTTPTest.randomBytes(700_000)
+        let delegate = EventDelegate(EventDelegate.Hooks(bodyStream: { _ in InputStream(data: body) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        let task = session.uploadTask(withStreamedRequest: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.collapsedNames(for: task).first == "needStream")
+        #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
+        let totals = Self.sentTotals(delegate, task)
+        #expect(totals.last?.total == Int64(body.count))
+        #expect(totals.allSatisfy { $0.expected == NSURLSessionTransferSizeUnknown })
+        // No length known up front: HTTP/1.1 chunked encoding.
+        #expect(server.requests(for: "/sink").first?.header("Transfer-Encoding")?.lowercased() == "chunked")
+    }
+
+    @Test func streamedUploadWithContentLength() async throws {
+        let server = try FaultServer(routes: ["/sink": .sink])
+        defer { server.stop() }
+        let body = try HTTPTest.randomBytes(300_000)
+        let delegate = EventDelegate(EventDelegate.Hooks(bodyStream: { _ in InputStream(data: body) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
+        let task = session.uploadTask(withStreamedRequest: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
+        #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(body.count)")
+        #expect(Self.sentTotals(delegate, task).last?.total == Int64(body.count))
+    }
+
+    @Test func streamedUploadRedirectedWith307AsksForANewStream() async throws {
+        let server = try FaultServer(routes: [
+            "/first": .respond(.ok(Data(), status: 307, reason: "Temporary Redirect", headers: [("Location", "/sink")])),
+            "/sink": .sink,
+        ])
+        defer { server.stop() }
+        let body = try HTTPTest.randomBytes(100_000)
+        let delegate = EventDelegate(EventDelegate.Hooks(bodyStream: { _ in InputStream(data: body) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/first"))
+        request.httpMethod = "POST"
+        request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
+        let task = session.uploadTask(withStreamedRequest: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.events(for: task).filter { $0.name == "needStream" }.count == 2)
+        #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
+    }
+
+    @Test func uploadWithCompletionHandlerFromFile() async throws {
+        let server = try FaultServer(routes: ["/sink": .sink])
+        defer { server.stop() }
+        let directory = try HTTPTest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let body = try HTTPTest.randomBytes(2_000_000)
+        let file = directory.appendingPathComponent("body.bin")
+        try body.write(to: file)
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        let shot = OneShot<DataResult>()
+        session.uploadTask(with: request, fromFile: file) { data, response, error in
+            shot.fulfil(DataResult(data: data, response: response, error: error))
+        }.resume()
+        let result = try await shot.wait(timeout: 20)
+        #expect(result.error == nil)
+        #expect(Self.sinkAnswer(result.data ?? Data()) == Self.expectedSinkAnswer(body))
+        #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(body.count)")
+    }
+
+    @Test func missingUploadFileFails() async throws {
+        let server = try FaultServer(routes: ["/sink": .sink])
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("courier-no-such-\(UUID().uuidString).bin")
+        let shot = OneShot<DataResult>()
+        session.uploadTask(with: request, fromFile: missing) { data, response, error in
+            shot.fulfil(DataResult(data: data, response: response, error: error))
+        }.resume()
+        let result = try await shot.wait(timeout: 20)
+        #expect(result.error != nil)
+        #expect(server.requests(for: "/sink").isEmpty)
+    }
+}
+
+extension HTTPHeavyTests {
+    /// A 64 MiB file upload: streamed from disk, counted and hashed by the server.
+    @Suite("HTTP large uploads")
+    struct LargeUploads {
+        @Test func post64MiBFromFile() async throws {
+            let server = try FaultServer(routes: ["/sink": .sink])
+            defer { server.stop() }
+            let directory = try HTTPTest.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let size = 64 << 20
+            let file = directory.appendingPathComponent("large.bin")
+            try HTTPTest.randomBytes(size).write(to: file)
+            let (count, hash) = try HTTPTest.hashOfFile(file)
+            #expect(count == size)
+
+            let delegate = EventDelegate()
+            let session = HTTPTest.session(delegate: delegate)
+            defer { session.finishTasksAndInvalidate() }
+            var request = URLRequest(url: server.url("/sink"))
+            request.httpMethod = "POST"
+            let task = session.uploadTask(with: request, fromFile: file)
+            try await HTTPTest.run(task, delegate, timeout: 60)
+            #expect(delegate.error(of: task) == nil)
+            #expect(HTTPUploadTests.sinkAnswer(delegate.body(of: task)) == "\(size) \(String(hash, radix: 16))")
+            let totals = HTTPUploadTests.sentTotals(delegate, task)
+            #expect(totals.last?.total == Int64(size))
+            #expect(totals.allSatisfy { $0.expected == Int64(size) })
+            #expect(totals.count > 10, "progress is reported as the body goes out")
+            #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(size)")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Writes zip archives with stored (uncompressed) entries, enough to test the zip plugin without
+/// linking a zip library into the tests. `Fixtures/deflated.zip` covers compressed entries.
+struct ZipArchiveWriter {
+    private var body = Data()
+    private var central = Data()
+    private var count = 0
+
+    /// Adds a file entry (`path` without a leading `/`), or a directory entry when `path` ends in `/`.
+    mutating func add(_ path: String, _ contents: Data = Data()) {
+        let name = Data(path.utf8)
+        let crc = Self.crc32(contents)
+        let offset = UInt32(body.count)
+        var local = Data()
+        local.append32(0x0403_4B50)
+        local.append16(10)            // version needed
+        local.append16(0x0800)        // flags: UTF-8 names
+        local.append16(0)             // stored
+        local.append16(0); local.append16(0x21)  // time, date (1980-01-01)
+        local.append32(crc)
+        local.append32(UInt32(contents.count)); local.append32(UInt32(contents.count))
+        local.append16(UInt16(name.count)); local.append16(0)
+        body.append(local); body.append(name); body.append(contents)
+
+        var entry = Data()
+        entry.append32(0x0201_4B50)
+        entry.append16(0x031E)        // made by: Unix, 3.0
+        entry.append16(10); entry.append16(0x0800); entry.append16(0)
+        entry.append16(0); entry.append16(0x21)
+        entry.append32(crc)
+        entry.append32(UInt32(contents.count)); entry.append32(UInt32(contents.count))
+        entry.append16(UInt16(name.count)); entry.append16(0); entry.append16(0)
+        entry.append16(0); entry.append16(0)
+        let isDirectory = path.hasSuffix("/")
+        entry.append32((isDirectory ? 0o040755 : 0o100644) << 16 | (isDirectory ? 0x10 : 0))
+        entry.append32(offset)
+        entry.append(name)
+        central.append(entry)
+        count += 1
+    }
+
+    /// The archive's bytes.
+    var data: Data {
+        var result = body
+        let start = UInt32(result.count)
+        result.append(central)
+        result.append32(0x0605_4B50)
+        result.append16(0); result.append16(0)
+        result.append16(UInt16(count)); result.append16(UInt16(count))
+        result.append32(UInt32(central.count)); result.append32(start)
+        result.append16(0)
+        return result
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    private static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+}
+
+private extension Data {
+    mutating func append16(_ value: UInt16) { append(UInt8(value & 0xFF)); append(UInt8(value >> 8)) }
+    mutating func append32(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
+}
