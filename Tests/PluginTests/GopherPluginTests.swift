@@ -162,9 +162,12 @@ struct GopherPluginTests {
         let delegate = RecordingDelegate()
         let session = makeSession(delegate: delegate)
         let task = session.dataTask(with: server.url("/9/slow.bin"))
+        let claimed = Locked(false)
         let suspended = Locked(false)
         delegate.onProgress = { task in
-            if suspended.withLock({ value in defer { value = true }; return !value }) { task.suspend() }
+            guard claimed.withLock({ value in defer { value = true }; return !value }) else { return }
+            task.suspend()
+            suspended.withLock { $0 = true }
         }
         task.resume()
         #expect(await waitUntil { suspended.current })

@@ -102,6 +102,10 @@ struct PluginBridgeTests {
         post.httpMethod = "POST"
         post.httpBody = Data("the body".utf8)
         #expect(await fetch(post).text == "POST the body")
+        var upload = URLRequest(url: url("misbehave-echo"))
+        upload.httpMethod = "PUT"
+        let (echoed, _) = try await makeSession().upload(for: upload, from: Data("uploaded".utf8))
+        #expect(String(decoding: echoed, as: UTF8.self) == "PUT uploaded")
         var put = URLRequest(url: url("misbehave-twice"))
         put.httpMethod = "PUT"
         let refused = await fetch(put)
@@ -127,6 +131,31 @@ struct PluginBridgeTests {
         #expect(timed.urlError?.failingURL == url("misbehave-hang"))
     }
 
+    /// The plugin reports everything from inside start; the task is suspended while its delegate
+    /// decides on the response, so the load ends while the task is suspended. Resuming must still
+    /// deliver the body and the completion.
+    @Test func aTaskSuspendedAfterThePluginFinishedCompletesWhenResumed() async throws {
+        try InstalledPlugins.install()
+        let delegate = RecordingDelegate()
+        let suspended = Locked(false)
+        delegate.onResponse = { task in
+            task.suspend()
+            // Hold the delegate queue until the plugin has finished on its own thread.
+            Thread.sleep(forTimeInterval: 0.2)
+            suspended.withLock { $0 = true }
+        }
+        let task = makeSession(delegate: delegate).dataTask(with: url("misbehave-http"))
+        task.resume()
+        #expect(await waitUntil { suspended.current })
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(!delegate.record.current.completed, "a suspended task delivered its completion")
+        #expect(task.state == .suspended)
+        task.resume()
+        #expect(await delegate.waitForCompletion())
+        #expect(delegate.record.current.error == nil)
+        #expect(delegate.record.current.body == Data("created".utf8))
+    }
+
     @Test func everyHandleIsDestroyedExactlyOnce() async throws {
         try InstalledPlugins.install()
         for scheme in ["misbehave-twice", "misbehave-null", "misbehave-http", "misbehave-redirect", "misbehave-late"] {
@@ -147,6 +176,10 @@ struct PluginBridgeTests {
     static func counters() throws -> [Int64] {
         let installed = try InstalledPlugins.install()
         let path = installed.directory.appendingPathComponent("libCourierTestPluginMisbehaving.so").path
+        // The host opens the library on first use; make sure it has, then find it without loading it again.
+        guard case .success? = PluginLoader.shared.open(scheme: "misbehave-twice") else {
+            throw InstalledPlugins.InstallError(description: "the misbehaving fixture did not open")
+        }
         let handle = try #require(dlopen(path, RTLD_NOW | RTLD_NOLOAD), "the fixture is not loaded")
         defer { dlclose(handle) }
         let symbol = try #require(dlsym(handle, "courier_test_misbehaving_counters"))

@@ -188,6 +188,22 @@ struct PluginLoaderTests {
         }
     }
 
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another user"))
+    func filesOwnedByAnotherUserAreRefused() throws {
+        let directory = try examplePlugins()
+        defer { directory.remove() }
+        let library = directory.file("libCourierZip.so")
+        #expect(chown(library.path, 65534, 65534) == 0)
+        let report = PluginLoader().load(directory: directory.url, options: [])
+        #expect(report.loaded.map(\.name) == ["gopher"])
+        guard case .insecurePermissions(let detail)? = report.failures.first?.reason else {
+            Issue.record("expected insecurePermissions, got \(report.failures)")
+            return
+        }
+        #expect(detail.contains("belongs to another user"))
+        #expect(report.failures.first?.file == library.standardizedFileURL)
+    }
+
     @Test func builtInSchemesNeedTheHostsPermission() throws {
         let directory = try PluginDirectory()
         defer { directory.remove() }

@@ -123,7 +123,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     }
 
     /// Runs `body` on the locked state, reading the cookie file first if that has not happened.
-    private func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    private func withState<Value: Sendable>(_ body: (inout State) -> Value) -> Value {
         state.withLock { state in
             loadIfNeeded(&state)
             return body(&state)

@@ -328,10 +328,15 @@ open class URLSession: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Writes pending cookies and credentials to storage, then calls `completionHandler` on the
-    /// delegate queue. Courier's stores write through, so there is nothing left to flush.
+    /// Writes pending cookies and credentials to their files, then calls `completionHandler` on the
+    /// delegate queue.
     open func flush(completionHandler: @escaping @Sendable () -> Void) {
-        delegateQueue.addOperation { completionHandler() }
+        let configuration = storedConfiguration
+        delegateQueue.addOperation {
+            configuration.httpCookieStorage?.flush()
+            configuration.urlCredentialStorage?.flush()
+            completionHandler()
+        }
     }
 }
 

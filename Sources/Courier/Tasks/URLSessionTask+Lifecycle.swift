@@ -14,9 +14,11 @@ extension URLSessionTask {
                 core.lastActivity = core.loadStarted
                 core.metrics.taskStarted()
                 return .start
-            case .finishing, .done:
+            case .done:
                 return .none
-            case .preparing:
+            case .preparing, .finishing:
+                // A task suspended after its handler ended still has its completion queued: resuming
+                // must release it.
                 core.state = .running
                 return .unpause(nil)
             case .loading(let load):

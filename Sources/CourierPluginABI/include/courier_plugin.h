@@ -178,8 +178,8 @@ typedef struct courier_handler_table {
     void *(*create)(const courier_request *request, const courier_client *client, void *context);
     /* Starts loading. */
     void (*start)(void *handle);
-    /* Stops loading (the task was cancelled, timed out or no longer needs the handler). Report
-     * nothing more; `destroy` follows. */
+    /* Stops loading (the task was cancelled, timed out, redirected or ended). Report nothing more;
+     * `destroy` follows. It may come after the plugin reported the end: it must then do nothing. */
     void (*stop)(void *handle);
     /* Releases the handle. Called exactly once per handle. */
     void (*destroy)(void *handle);

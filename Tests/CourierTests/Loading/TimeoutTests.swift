@@ -50,18 +50,20 @@ struct TimeoutTests {
         let session = ControlledURLProtocol.session(delegate: delegate) { $0.timeoutIntervalForRequest = 1.0 }
         defer { session.invalidateAndCancel() }
         let url = ControlledURLProtocol.makeURL()
+        // Answered from startLoading and paced by a thread of its own, so a busy test process
+        // cannot delay it.
+        ControlledURLProtocol.whenStarted(url) { server in
+            server.respond()
+            Thread.detachNewThread {
+                for _ in 0..<10 {
+                    Thread.sleep(forTimeInterval: 0.15)
+                    server.send(Data("x".utf8))
+                }
+                server.finish()
+            }
+        }
         let task = session.dataTask(with: url)
         task.resume()
-        let server = try await ControlledURLProtocol.waitForStart(of: url)
-        server.respond()
-        // Paced by a thread of its own, so a busy Swift concurrency pool cannot delay it.
-        Thread.detachNewThread {
-            for _ in 0..<10 {
-                Thread.sleep(forTimeInterval: 0.15)
-                server.send(Data("x".utf8))
-            }
-            server.finish()
-        }
         #expect(await delegate.waitForCompletion(of: task))
         #expect(delegate.error(of: task) == nil)
         #expect(delegate.body(of: task) == Data(repeating: UInt8(ascii: "x"), count: 10))

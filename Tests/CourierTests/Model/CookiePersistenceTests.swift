@@ -194,6 +194,24 @@ struct CookiePersistenceTests {
         #expect(written)
     }
 
+    @Test func concurrentChangesAndFlushesLoseNothing() async throws {
+        let directory = TemporaryStoreDirectory()
+        defer { directory.remove() }
+        let store = HTTPCookieStorage(fileURL: directory.file("Cookies.json"), writeDelay: 0.001)
+        let cookies = try (0..<200).map { try cookie("c\($0)") }
+        await withTaskGroup(of: Void.self) { group in
+            for start in stride(from: 0, to: cookies.count, by: 20) {
+                let slice = Array(cookies[start..<start + 20])
+                group.addTask {
+                    for cookie in slice { store.setCookie(cookie) }
+                    store.flush()
+                }
+            }
+        }
+        store.flush()
+        #expect(storage(directory).cookies?.count == 200)
+    }
+
     @Test func deletionsReachTheFile() throws {
         let directory = TemporaryStoreDirectory()
         defer { directory.remove() }

@@ -11,6 +11,13 @@ final class ControlledURLProtocol: URLProtocol, @unchecked Sendable {
 
     private static let started = Locked<[String: [ControlledURLProtocol]]>([:])
     private static let stopped = Locked<[String: Int]>([:])
+    private static let startActions = Locked<[String: @Sendable (ControlledURLProtocol) -> Void]>([:])
+
+    /// Runs `action` inside `startLoading()` of each instance loading `url`, for a test that must
+    /// answer without waiting for the instance to be found.
+    static func whenStarted(_ url: URL, _ action: @escaping @Sendable (ControlledURLProtocol) -> Void) {
+        startActions.withLock { $0[url.absoluteString] = action }
+    }
 
     /// A URL no other test uses.
     static func makeURL(_ name: String = "resource") -> URL {
@@ -34,6 +41,7 @@ final class ControlledURLProtocol: URLProtocol, @unchecked Sendable {
     override func startLoading() {
         let key = key
         Self.started.withLock { $0[key, default: []].append(self) }
+        Self.startActions.current[key]?(self)
     }
 
     override func stopLoading() {

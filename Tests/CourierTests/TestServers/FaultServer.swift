@@ -142,6 +142,7 @@ final class FaultServer: @unchecked Sendable {
     private var log: [FaultRequest] = []
     private var stopped = false
     private var acceptThreadDone = false
+    private var listenerClosed = false
     private var connectionCount = 0
 
     /// A server listening on 127.0.0.1 (an ephemeral port), answering `routes` by path and
@@ -197,14 +198,16 @@ final class FaultServer: @unchecked Sendable {
     var acceptedConnections: Int { lock.withLock { connectionCount } }
 
     /// Stops accepting, closes every connection and waits (bounded) for the accept thread to end.
+    ///
+    /// Sockets are shut down and closed only while holding the lock, so a descriptor number that
+    /// was closed and handed to another server's socket is never touched here.
     func stop() {
-        let open: [Int32] = lock.withLock {
-            if stopped { return [] }
+        lock.withLock {
+            if stopped { return }
             stopped = true
-            return Array(connections)
+            if !listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
+            for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
         let deadline = Date().addingTimeInterval(5)
         while !lock.withLock({ acceptThreadDone }), Date() < deadline { usleep(2_000) }
     }
@@ -216,8 +219,11 @@ final class FaultServer: @unchecked Sendable {
 
     private func acceptLoop() {
         defer {
-            close(listener)
-            lock.withLock { acceptThreadDone = true }
+            lock.withLock {
+                close(listener)
+                listenerClosed = true
+                acceptThreadDone = true
+            }
         }
         while !isStopped {
             let fd = accept(listener, nil, nil)
@@ -245,8 +251,10 @@ final class FaultServer: @unchecked Sendable {
 
     private func serve(_ connection: FaultConnection) {
         defer {
-            lock.withLock { _ = connections.remove(connection.fd) }
-            close(connection.fd)
+            lock.withLock {
+                connections.remove(connection.fd)
+                close(connection.fd)
+            }
         }
         while !isStopped {
             guard let head = connection.readHead() else { return }

@@ -403,8 +403,8 @@ final class NginxServer: @unchecked Sendable {
         let inFile = directory.appendingPathComponent("in"), outFile = directory.appendingPathComponent("out"),
             errFile = directory.appendingPathComponent("err")
         try (input ?? Data()).write(to: inFile)
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        try Data().write(to: outFile)
+        try Data().write(to: errFile)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments

@@ -79,10 +79,13 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, URLSessionDownl
     let record = Locked(Record())
     /// Runs on the delegate queue after each `didWriteData` / `didReceive data`.
     var onProgress: (@Sendable (URLSessionTask) -> Void)?
+    /// Runs on the delegate queue when a data task's response arrives, before it is allowed.
+    var onResponse: (@Sendable (URLSessionTask) -> Void)?
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         record.withLock { $0.response = response }
+        onResponse?(dataTask)
         completionHandler(.allow)
     }
 

@@ -36,8 +36,8 @@ final class PluginConnection: @unchecked Sendable {
     /// Whether the load has ended.
     var hasEnded: Bool { lock.withLock { ended } }
 
-    /// The protocol instance and client to report to, or nil once the load has ended. `ending`
-    /// ends it; `responding` marks the response as reported.
+    /// The protocol instance and client to report to, or nil once the load has ended; `ending`
+    /// ends it.
     private func target(ending: Bool = false) -> (URLProtocol, any URLProtocolClient)? {
         lock.withLock {
             guard !ended, let owner, let client else { return nil }

@@ -171,7 +171,7 @@ struct HTTPAuthTests {
         #expect(delegate.body(of: first) == Self.secret)
         let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: Self.realm,
                                        authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
-        #expect(session.configuration.urlCredentialStorage?.defaultCredential(for: space)?.user == Self.user)
+        #expect(session.configuration.urlCredentialStorage?.credentials(for: space)?[Self.user]?.password == Self.password)
     }
 
     @Test func nginxBasicAuthentication() async throws {

@@ -544,8 +544,8 @@ struct HTTPCacheRuleTests {
     private static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
     private func response(_ headers: [String: String], status: Int = 200) throws -> HTTPURLResponse {
-        try #require(HTTPURLResponse(url: try #require(URL(string: "http://127.0.0.1/r")), statusCode: status,
-                                     httpVersion: "HTTP/1.1", headerFields: headers))
+        let url = try #require(URL(string: "http://127.0.0.1/r"))
+        return try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers))
     }
 
     private func date(_ offset: TimeInterval) -> String {

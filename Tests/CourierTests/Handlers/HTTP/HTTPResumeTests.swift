@@ -75,7 +75,8 @@ struct HTTPResumeTests {
         defer { session.finishTasksAndInvalidate() }
 
         let first = try await partialDownload(server.url("/file"), session: session, delegate: delegate, resumeData: resumeData)
-        let data = try #require(try await resumeData.wait(timeout: 10), "cancel(byProducingResumeData:) gave no resume data")
+        let data = try #require(try await resumeData.wait(timeout: 10, "resume data; the task ended with \(String(describing: delegate.error(of: first))), events \(delegate.collapsedNames(for: first))"),
+                                "cancel(byProducingResumeData:) gave no resume data")
         let error = try HTTPTest.urlError(delegate.error(of: first))
         #expect(error.code == .cancelled)
         #expect(error.downloadTaskResumeData == data)

@@ -158,7 +158,7 @@ enum HTTPTest {
     /// Whether `error` carries `url` as its failing URL (both keys).
     static func hasFailingURL(_ error: URLError, _ url: URL) -> Bool {
         error.failingURL?.absoluteString == url.absoluteString
-            && (error.userInfo[NSURLErrorFailingURLStringErrorKey] as? String) == url.absoluteString
+            && (error.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.absoluteString == url.absoluteString
     }
 }
 

@@ -59,7 +59,8 @@ struct FileURLProtocolTests {
         #expect(data == contents)
 
         // file://localhost/… is this machine too.
-        let localhost = try #require(URL(string: "file://localhost" + file.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!))
+        let escapedPath = try #require(file.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed))
+        let localhost = try #require(URL(string: "file://localhost" + escapedPath))
         let (viaLocalhost, response, localhostError) = try await LocalTestSupport.load(localhost)
         #expect(localhostError == nil)
         #expect(viaLocalhost == contents)
@@ -107,6 +108,29 @@ struct FileURLProtocolTests {
         let error = try await LocalTestSupport.loadError(below)
         #expect(error?.code == .fileDoesNotExist)
         #expect(error?.failingURL == below)
+    }
+
+    @Test func symbolicLinks() async throws {
+        let directory = try LocalTempDirectory()
+        defer { directory.remove() }
+        let contents = Data("through a link".utf8)
+        let target = try directory.file("target.txt", contents)
+        let fileLink = directory.url.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(at: fileLink, withDestinationURL: target)
+        let directoryLink = directory.url.appendingPathComponent("dir-link")
+        try FileManager.default.createSymbolicLink(at: directoryLink, withDestinationURL: directory.url)
+        let danglingLink = directory.url.appendingPathComponent("dangling.txt")
+        try FileManager.default.createSymbolicLink(atPath: danglingLink.path, withDestinationPath: directory.url.appendingPathComponent("gone").path)
+
+        // A link to a file loads the file; the MIME type comes from the URL's own extension.
+        let (data, response, error) = try await LocalTestSupport.load(fileLink)
+        #expect(error == nil)
+        #expect(data == contents)
+        #expect(response?.mimeType == "application/json")
+        #expect(try await LocalTestSupport.loadError(directoryLink)?.code == .fileIsDirectory)
+        let dangling = try await LocalTestSupport.loadError(danglingLink)
+        #expect(dangling?.code == .fileDoesNotExist)
+        #expect(dangling?.failingURL == danglingLink)
     }
 
     @Test func directory() async throws {
@@ -415,6 +439,31 @@ extension LocalHandlerHeavyTests {
             #expect(task.response?.expectedContentLength == Int64(size))
         }
 
+        /// `totalBytesWritten` must always be the sum of the `bytesWritten` reported so far. A
+        /// delegate that takes 2 ms per report makes reports run while the handler is writing.
+        @Test func didWriteDataTotalsWithASlowDelegate() async throws {
+            let directory = try LocalTempDirectory()
+            defer { directory.remove() }
+            let size = 32 << 20
+            let contents = try LocalTestSupport.repeatedRandomBytes(size)
+            let file = try directory.file("slow-reports.dat", contents)
+            let recorder = LocalDownloadRecorder(expected: contents) { _, _ in usleep(2_000) }
+            let session = LocalTestSupport.session(delegate: recorder)
+            defer { session.finishTasksAndInvalidate() }
+            session.downloadTask(with: file).resume()
+            #expect(await LocalTestSupport.eventually { recorder.completed })
+            #expect(recorder.error == nil)
+            #expect(recorder.contentsMatched == true)
+            var running: Int64 = 0
+            var inconsistent: [String] = []
+            for write in recorder.writes {
+                running += write.written
+                if write.total != running { inconsistent.append("total \(write.total) after \(running) written") }
+            }
+            #expect(inconsistent.isEmpty, "\(inconsistent.count) of \(recorder.writes.count) reports: \(inconsistent.prefix(3))")
+            #expect(running == Int64(size))
+        }
+
         @Test func suspendStopsDeliveryAndResumeCompletes() async throws {
             let directory = try LocalTempDirectory()
             defer { directory.remove() }
@@ -437,7 +486,7 @@ extension LocalHandlerHeavyTests {
             #expect(task.state == .suspended)
 
             // While suspended nothing is delivered and the handler stops reading.
-            try await Task.sleep(for: .milliseconds(150))
+            try await Task.sleep(for: .milliseconds(250))
             let readWhileSuspended = task.countOfBytesReceived
             try await Task.sleep(for: .milliseconds(250))
             #expect(recorder.chunkCount == 1, "\(recorder.chunkCount) chunks arrived after suspend()")
@@ -477,7 +526,6 @@ extension LocalHandlerHeavyTests {
             try await Task.sleep(for: .milliseconds(100))
             #expect(task.state == .suspended)
             #expect(recorder.chunkCount == 1)
-            #expect(task.countOfBytesReceived == Int64(size))
             task.resume()
             #expect(await LocalTestSupport.eventually(timeout: .seconds(5)) { recorder.completed },
                     "resume() did not restart delivery: the task is stuck in state \(task.state) after \(recorder.received) bytes")
@@ -539,11 +587,14 @@ extension LocalHandlerHeavyTests {
             #expect(recorder.mismatch == nil)
         }
 
+        /// The handler writes a download as fast as the disk takes it (there is no consumer to wait
+        /// for), so the file is large enough that it is still being read when the first progress
+        /// report suspends the task.
         @Test func suspendedDownloadStopsWriting() async throws {
             let directory = try LocalTempDirectory()
             defer { directory.remove() }
-            let size = 48 << 20
-            let contents = try LocalTestSupport.randomBytes(size)
+            let size = 128 << 20
+            let contents = try LocalTestSupport.repeatedRandomBytes(size)
             let file = try directory.file("pausable.dat", contents)
             let suspended = ResultBox<Bool>()
             let recorder = LocalDownloadRecorder(expected: contents) { _, downloadTask in
@@ -557,12 +608,13 @@ extension LocalHandlerHeavyTests {
             let task = session.downloadTask(with: file)
             task.resume()
             #expect(await LocalTestSupport.eventually { suspended.value != nil })
-            try await Task.sleep(for: .milliseconds(150))
+            #expect(task.state == .suspended)
+            try await Task.sleep(for: .milliseconds(250))
             let written = task.countOfBytesReceived
             let reports = recorder.writes.count
             try await Task.sleep(for: .milliseconds(250))
             #expect(task.countOfBytesReceived == written, "the handler kept writing while suspended")
-            #expect(recorder.writes.count == reports)
+            #expect(recorder.writes.count == reports, "didWriteData arrived while suspended")
             #expect(written < Int64(size))
             #expect(!recorder.completed)
             task.resume()
@@ -581,25 +633,37 @@ extension LocalHandlerHeavyTests {
             let size = 32 << 20
             let contents = try LocalTestSupport.randomBytes(size)
             let file = try directory.file("resumable.dat", contents)
-            let resumeBox = ResultBox<Data?>()
-            let cancelled = ResultBox<Bool>()
-            let first = LocalDownloadRecorder(expected: contents) { total, downloadTask in
-                if total >= 4 << 20, cancelled.value == nil {
-                    cancelled.set(true)
-                    downloadTask.cancel { data in resumeBox.set(data) }
+            // Cancel at the first progress report. A loaded machine may let the handler write the
+            // whole file before that report runs (the cancel then comes too late and the download
+            // succeeds), so allow a few attempts.
+            var resumeData: Data?
+            for _ in 0..<3 where resumeData == nil {
+                let resumeBox = ResultBox<Data?>()
+                let cancelled = ResultBox<Bool>()
+                let first = LocalDownloadRecorder(expected: contents) { _, downloadTask in
+                    if cancelled.value == nil {
+                        cancelled.set(true)
+                        downloadTask.cancel { data in resumeBox.set(data) }
+                    }
                 }
+                let session1 = LocalTestSupport.session(delegate: first)
+                defer { session1.finishTasksAndInvalidate() }
+                session1.downloadTask(with: file).resume()
+                #expect(await LocalTestSupport.eventually { first.completed })
+                guard let error = first.error else { continue } // finished before the cancel
+                #expect((error as? URLError)?.code == .cancelled)
+                #expect(await LocalTestSupport.eventually { resumeBox.value != nil })
+                let produced = resumeBox.value ?? nil
+                #expect(produced != nil, "no resume data for a cancelled file download")
+                #expect((error as? URLError)?.downloadTaskResumeData == produced)
+                resumeData = produced
             }
-            let session1 = LocalTestSupport.session(delegate: first)
-            defer { session1.finishTasksAndInvalidate() }
-            session1.downloadTask(with: file).resume()
-            #expect(await LocalTestSupport.eventually { first.completed })
-            #expect((first.error as? URLError)?.code == .cancelled)
-            let resumeData = try #require(resumeBox.value ?? nil, "no resume data for a cancelled file download")
+            let resume = try #require(resumeData)
 
             let second = LocalDownloadRecorder(expected: contents)
             let session2 = LocalTestSupport.session(delegate: second)
             defer { session2.finishTasksAndInvalidate() }
-            session2.downloadTask(withResumeData: resumeData).resume()
+            session2.downloadTask(withResumeData: resume).resume()
             #expect(await LocalTestSupport.eventually { second.completed })
             #expect(second.error == nil)
             #expect(second.contentsMatched == true)
@@ -609,9 +673,9 @@ extension LocalHandlerHeavyTests {
         }
 
         /// `bytes(from:)` suspends the task while more than 4 MiB are unread and resumes it once the
-        /// reader catches up. For a 6 MiB file the handler has read everything (and reported its end)
-        /// by the time the reader is slow enough to make the buffer suspend the task; the reader must
-        /// still get every line.
+        /// reader catches up. Here the handler has read the whole 6 MiB file (and reported its end)
+        /// before the buffer suspends the task — the delegate queue is held for 200 ms to make sure
+        /// of it — and the reader must still get every line.
         @Test func asyncLinesOfAFileLargerThanTheBytesBuffer() async throws {
             let directory = try LocalTempDirectory()
             defer { directory.remove() }
@@ -619,8 +683,17 @@ extension LocalHandlerHeavyTests {
             let count = (6 << 20) / 64
             let text = Data(String(repeating: line + "\n", count: count).utf8)
             let file = try directory.file("six-mebibytes.txt", text)
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            queue.isSuspended = true
+            let session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: queue)
+            defer { session.invalidateAndCancel() }
             let (lines, ok) = try await LocalTestSupport.withTimeout(LocalTestSupport.timeout, "all lines of a 6 MiB file") { () -> (Int, Bool) in
-                let (bytes, _) = try await URLSession(configuration: .ephemeral).bytes(from: file)
+                Task {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    queue.isSuspended = false
+                }
+                let (bytes, _) = try await session.bytes(from: file)
                 // A reader that starts late: everything is buffered (and the task suspended) first.
                 try await Task.sleep(for: .milliseconds(200))
                 var lines = 0

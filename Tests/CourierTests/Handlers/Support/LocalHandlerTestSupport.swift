@@ -103,6 +103,33 @@ enum LocalTestSupport {
         return data
     }
 
+    /// `count` bytes made of one random block of 1 MiB + 4093 bytes repeated: quick to build for
+    /// hundreds of megabytes, and since the period is not a multiple of the 1 MiB read size, a lost,
+    /// repeated or reordered chunk still shows.
+    static func repeatedRandomBytes(_ count: Int) throws -> Data {
+        let block = try randomBytes(min(count, (1 << 20) + 4093))
+        var data = Data()
+        data.reserveCapacity(count)
+        while data.count < count { data.append(block.prefix(count - data.count)) }
+        return data
+    }
+
+    /// `count` random bytes of which about three quarters are unreserved ASCII (kept as they are
+    /// by ``percentEncodeReserved(_:)``) and the rest arbitrary, so the encoded form is about 1.5×
+    /// the size rather than 3× — keeps multi-megabyte URLs quick in debug builds.
+    static func mostlyTextBytes(_ count: Int) throws -> Data {
+        var data = try randomBytes(count)
+        let unreserved = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8)
+        unreserved.withUnsafeBufferPointer { table in
+            data.withUnsafeMutableBytes { raw in
+                for index in raw.indices where raw[index] & 0b11 != 0 {
+                    raw[index] = table[Int(raw[index] >> 2) % table.count]
+                }
+            }
+        }
+        return data
+    }
+
     /// Uppercase-hex `%XX` escapes for every byte of `data`.
     static func percentEncodeAll(_ data: Data) -> String {
         percentEncode(data, keepUnreserved: false)
