@@ -139,9 +139,13 @@ bench foundation file-read --file "$FILE"
 # Wall-clock numbers move with the machine's load; instruction counts do not. callgrind counts the
 # instructions of two runs (2,000 and 6,000 tasks, the same warm-up); the difference ÷ 4,000 is the
 # cost of one data: task, every thread included.
-collected() { # collected IMPL COUNT: callgrind's instruction total for a data-tasks run
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN/bench-$1" data-tasks \
-        --count "$2" --window "$WINDOW" --timeout 600 2>&1 >/dev/null | awk '/Collected :/ { print $NF }'
+# valgrind runs a copy without debug information: its DWARF reader gives up on some that clang writes
+# (C targets); the instructions are the same.
+collected() { # collected IMPL COUNT: callgrind's instruction total for a data-tasks run, or nothing
+    local binary="$WORK/bench-$1.stripped"
+    [ -x "$binary" ] || objcopy --strip-debug "$BIN/bench-$1" "$binary" 2>/dev/null || cp "$BIN/bench-$1" "$binary"
+    { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" data-tasks \
+        --count "$2" --window "$WINDOW" --timeout 600 2>&1 >/dev/null || true; } | awk '/Collected :/ { print $NF }'
 }
 if [ "$CALLGRIND" = "1" ] && command -v valgrind >/dev/null 2>&1; then
     for impl in "${IMPLS[@]}"; do
@@ -151,6 +155,8 @@ if [ "$CALLGRIND" = "1" ] && command -v valgrind >/dev/null 2>&1; then
         if num "$small" && num "$large"; then
             V["$impl:instructions_per_task"]="$(awk -v a="$small" -v b="$large" 'BEGIN { printf "%.0f", (b - a) / 4000 }')"
             printf '### %s callgrind: 2000 tasks %s, 6000 tasks %s instructions\n' "$impl" "$small" "$large" >>"$RAW"
+        else
+            log "$impl: callgrind gave no instruction count"
         fi
     done
 fi
@@ -228,6 +234,10 @@ CAT_FILE="$(mbps "${V[base:cat_file]}")"
 
 CPU="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //' || echo unknown)"
 SWIFT_VERSION="$(swift --version 2>/dev/null | head -1)"
+REVISION="$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git -C "$HERE/.." status --porcelain --untracked-files=no -- Sources 2>/dev/null)" ]; then
+    REVISION+=" with uncommitted changes under Sources/"
+fi
 TIMING="bash, best of $REPS"
 if [ -n "$HYPERFINE" ]; then TIMING="hyperfine, best of $REPS"; fi
 
@@ -240,7 +250,7 @@ $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(u
 Load average (1, 5, 15 min) when the measurements started: $LOAD_AT_START (other work on the machine makes numbers vary).
 Every number is the best of $REPS runs (peak RSS: the largest of them), each run in its own process.
 Body: a ${FILE_MIB} MiB file of random bytes ($(fmt "$FILE_BYTES") bytes) in the page cache. MB = 10^6 bytes.
-Courier: $COURIER_STATUS.
+Courier: $COURIER_STATUS, at commit $REVISION.
 
 | Measurement | Courier | FoundationNetworking | Ratio | Target | Met |
 | --- | ---: | ---: | ---: | --- | --- |

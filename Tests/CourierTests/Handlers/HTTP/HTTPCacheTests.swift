@@ -520,6 +520,14 @@ struct HTTPCacheTests {
         #expect(try await load("en") == "en #3")
     }
 
+    #if compiler(>=6.3) && os(Linux)
+    @Test func sharedCacheDirectoryIsTemporaryDuringTests() {
+        // `CacheTestHome` points XDG_CACHE_HOME at a temporary directory before the tests start.
+        let directory = URLCache.diskDirectory(for: nil).path
+        #expect(directory.contains("/\(CacheTestHome.directoryPrefix)"))
+    }
+    #endif
+
     @Test func varyStarIsNeverReused() async throws {
         let server = try CacheTestServer { _, count in
             .ok("v\(count)", [CacheTestServer.dateHeader, ("Vary", "*")] + Self.fresh)

@@ -49,14 +49,15 @@ struct HTTPResumeTests {
         ])
     }
 
-    /// Starts a download of `url` and cancels it with resume data once `threshold` bytes are written.
-    private func partialDownload(_ url: URL, session: URLSession, delegate: EventDelegate,
-                                 resumeData: OneShot<Data?>) async throws -> URLSessionDownloadTask {
+    /// Runs a download of `url` whose delegate (from ``cancellingDelegate(after:resumeData:)``)
+    /// cancels it with resume data part-way.
+    private func partialDownload(_ url: URL, session: URLSession, delegate: EventDelegate) async throws -> URLSessionDownloadTask {
         let task = session.downloadTask(with: url)
         try await HTTPTest.run(task, delegate)
         return task
     }
 
+    /// A delegate that cancels its download with resume data once `threshold` bytes are written.
     private func cancellingDelegate(after threshold: Int, resumeData: OneShot<Data?>) -> EventDelegate {
         let cancelled = Locked(false)
         return EventDelegate(EventDelegate.Hooks(wrote: { task, _, total, _ in
@@ -74,7 +75,7 @@ struct HTTPResumeTests {
         let session = HTTPTest.session(delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
 
-        let first = try await partialDownload(server.url("/file"), session: session, delegate: delegate, resumeData: resumeData)
+        let first = try await partialDownload(server.url("/file"), session: session, delegate: delegate)
         let data = try #require(try await resumeData.wait(timeout: 10, "resume data; the task ended with \(String(describing: delegate.error(of: first))), events \(delegate.collapsedNames(for: first))"),
                                 "cancel(byProducingResumeData:) gave no resume data")
         let error = try HTTPTest.urlError(delegate.error(of: first))
@@ -108,7 +109,7 @@ struct HTTPResumeTests {
         let delegate = cancellingDelegate(after: Self.firstPart, resumeData: resumeData)
         let session = HTTPTest.session(delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
-        _ = try await partialDownload(server.url("/file"), session: session, delegate: delegate, resumeData: resumeData)
+        _ = try await partialDownload(server.url("/file"), session: session, delegate: delegate)
         let data = try #require(try await resumeData.wait(timeout: 10), "cancel(byProducingResumeData:) gave no resume data")
 
         let second = session.downloadTask(withResumeData: data)
@@ -127,7 +128,7 @@ struct HTTPResumeTests {
         let delegate = cancellingDelegate(after: Self.firstPart, resumeData: resumeData)
         let session = HTTPTest.session(delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
-        _ = try await partialDownload(server.url("/file"), session: session, delegate: delegate, resumeData: resumeData)
+        _ = try await partialDownload(server.url("/file"), session: session, delegate: delegate)
         let data = try #require(try await resumeData.wait(timeout: 10), "cancel(byProducingResumeData:) gave no resume data")
 
         let second = session.downloadTask(withResumeData: data)
@@ -164,7 +165,7 @@ struct HTTPResumeTests {
         defer { session.finishTasksAndInvalidate() }
         // 4 MiB at 4 MiB/s: cancelled after a fraction, then the rest.
         let url = server.url("/slow" + NginxServer.Files.medium)
-        _ = try await partialDownload(url, session: session, delegate: delegate, resumeData: resumeData)
+        _ = try await partialDownload(url, session: session, delegate: delegate)
         let data = try #require(try await resumeData.wait(timeout: 10), "cancel(byProducingResumeData:) gave no resume data")
 
         let second = session.downloadTask(withResumeData: data)
@@ -186,7 +187,7 @@ struct HTTPResumeTests {
         let delegate = cancellingDelegate(after: Self.firstPart, resumeData: resumeData)
         let session = HTTPTest.session(delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
-        _ = try await partialDownload(server.url("/file"), session: session, delegate: delegate, resumeData: resumeData)
+        _ = try await partialDownload(server.url("/file"), session: session, delegate: delegate)
         let data = try #require(try await resumeData.wait(timeout: 10), "cancel(byProducingResumeData:) gave no resume data")
         let (location, response) = try await withTimeout(20) { try await session.download(resumeFrom: data) }
         defer { try? FileManager.default.removeItem(at: location) }

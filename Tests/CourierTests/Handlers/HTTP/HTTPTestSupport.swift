@@ -155,6 +155,37 @@ enum HTTPTest {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Runs this test binary again with Swift Testing, only the tests matching `filter`, with extra
+    /// environment variables; returns its exit status and output (bounded by `timeout`).
+    static func runThisTestBinary(filter: String, environment: [String: String], timeout: TimeInterval) async throws -> (Int32, String) {
+        let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputFile = directory.appendingPathComponent("output.txt")
+        try Data().write(to: outputFile)
+        let output = try FileHandle(forWritingTo: outputFile)
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
+        if process.isRunning {
+            process.terminate()
+            let grace = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < grace { try? await Task.sleep(nanoseconds: 20_000_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw TestTimeout(what: "the isolated test run (\(filter))")
+        }
+        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, text)
+    }
+
     /// Whether `error` carries `url` as its failing URL (both keys).
     static func hasFailingURL(_ error: URLError, _ url: URL) -> Bool {
         error.failingURL?.absoluteString == url.absoluteString

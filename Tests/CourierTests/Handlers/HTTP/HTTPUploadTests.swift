@@ -136,7 +136,9 @@ struct HTTPUploadTests {
         #expect(Self.sentTotals(delegate, task).last?.total == Int64(body.count))
     }
 
-    @Test func streamedUploadRedirectedWith307AsksForANewStream() async throws {
+    /// Apple asks `needNewBodyStream` again when a 307/308 must re-send a streamed body.
+    @Test(.disabled("handler bug: a 307/308 re-sends the already-read httpBodyStream instead of asking needNewBodyStream again; the upload stalls until the resource timeout or, when the first transfer's CurlRequestBody already closed the stream, CurlRequestBody.read calls InputStream.streamError, which traps in swift-corelibs-foundation and kills the test process"))
+    func streamedUploadRedirectedWith307AsksForANewStream() async throws {
         let server = try FaultServer(routes: [
             "/first": .respond(.ok(Data(), status: 307, reason: "Temporary Redirect", headers: [("Location", "/sink")])),
             "/sink": .sink,
@@ -144,7 +146,7 @@ struct HTTPUploadTests {
         defer { server.stop() }
         let body = try HTTPTest.randomBytes(100_000)
         let delegate = EventDelegate(EventDelegate.Hooks(bodyStream: { _ in InputStream(data: body) }))
-        // The bug below makes the task hang until this timeout.
+        // Bounded, should the upload stall.
         let session = HTTPTest.session(delegate: delegate) { $0.timeoutIntervalForResource = 3 }
         defer { session.finishTasksAndInvalidate() }
         var request = URLRequest(url: server.url("/first"))
@@ -152,11 +154,9 @@ struct HTTPUploadTests {
         request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
         let task = session.uploadTask(withStreamedRequest: request)
         try await HTTPTest.run(task, delegate)
-        withKnownIssue("a 307/308 re-sends the already-read httpBodyStream instead of asking needNewBodyStream again; the upload stalls") {
-            #expect(delegate.error(of: task) == nil)
-            #expect(delegate.events(for: task).filter { $0.name == "needStream" }.count == 2)
-            #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
-        }
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.events(for: task).filter { $0.name == "needStream" }.count == 2)
+        #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
     }
 
     @Test func uploadWithCompletionHandlerFromFile() async throws {
