@@ -52,3 +52,10 @@ enum ResumeRequest {
         return (offset, request.protocolProperty(forKey: validatorKey) as? String)
     }
 }
+
+/// A handler that, after reporting a redirect, can deliver the redirect response and its body as the
+/// final result when the delegate refuses the redirect (Apple returns the 3xx with its body).
+protocol RedirectRefusalDelivering: URLProtocol {
+    /// Deliver the redirect response, its body and the end of the load to the client.
+    func deliverRefusedRedirect()
+}

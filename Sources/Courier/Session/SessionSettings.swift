@@ -41,6 +41,9 @@ extension URLSession {
             prepared.httpBody = data
         case .file(let url):
             if let stream = InputStream(url: url) { prepared.httpBodyStream = stream }
+            if prepared.value(forHTTPHeaderField: "Content-Length") == nil, let length = uploadBody.knownLength {
+                prepared.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            }
         }
         return prepared
     }

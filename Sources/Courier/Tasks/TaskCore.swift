@@ -35,7 +35,8 @@ enum TaskPhase {
 }
 
 /// The handler instance serving a task's current request, and the serial queue it is driven on.
-struct ActiveLoad {
+/// Sendable because the instance is only touched on its own queue (`perform`).
+struct ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
     let queue: DispatchQueue
     let generation: Int
@@ -73,6 +74,9 @@ struct TaskCore {
     var downloadFile: DownloadFile?
     /// Bytes written to the download file not yet reported by `didWriteData`.
     var unreportedWrittenBytes: Int64 = 0
+    /// The `totalBytesWritten` reported so far: the running sum of reported `bytesWritten` (from the
+    /// resume offset).
+    var reportedWrittenTotal: Int64 = 0
     /// A `didWriteData` step is queued and will report ``unreportedWrittenBytes``.
     var writeReportQueued = false
     /// The idle timeout (`timeoutIntervalForRequest`) in nanoseconds; 0 for none.

@@ -28,6 +28,9 @@ final class TaskEventPipeline: @unchecked Sendable {
     private var generation = 0
     private var paused = false
     private var closed = false
+    /// The completion step: runs after every other step, once.
+    private var finalStep: (@Sendable () -> Void)?
+    private var finalStarted = false
     private var pendingBytes = 0
     private let onBytesDrained: @Sendable (_ pendingBytes: Int) -> Void
 
@@ -51,29 +54,32 @@ final class TaskEventPipeline: @unchecked Sendable {
         append(.awaiting(step))
     }
 
-    /// Drops every step not yet run, releases a step waiting for the delegate, and adds `final`,
-    /// which runs even if the pipeline is paused. Nothing enqueued later runs.
-    func replaceRemaining(withFinal final: @escaping @Sendable () -> Void) {
-        let schedule: Bool = lock.withLock {
-            if closed { return false }
+    /// Drops every step not yet run (and a completion not yet started), releases a step waiting for
+    /// the delegate, and makes `final` the completion; it runs even if the pipeline is paused.
+    /// Returns `false` when the completion has already started: then nothing changes.
+    @discardableResult
+    func replaceRemaining(withFinal final: @escaping @Sendable () -> Void) -> Bool {
+        let (replaced, schedule): (Bool, Bool) = lock.withLock {
+            if finalStarted { return (false, false) }
             steps.removeAll(keepingCapacity: false)
             head = 0
             pendingBytes = 0
             awaitingGeneration = nil
             generation &+= 1
             paused = false
-            steps.append(.immediate(final, bytes: 0))
+            finalStep = final
             closed = true
-            return scheduleIfNeededLocked()
+            return (true, scheduleIfNeededLocked())
         }
         if schedule { scheduleDrain() }
+        return replaced
     }
 
-    /// Adds `final` after the steps already queued; nothing enqueued later runs.
+    /// Makes `final` the completion, after the steps already queued; nothing enqueued later runs.
     func close(withFinal final: @escaping @Sendable () -> Void) {
         let schedule: Bool = lock.withLock {
             if closed { return false }
-            steps.append(.immediate(final, bytes: 0))
+            finalStep = final
             closed = true
             return scheduleIfNeededLocked()
         }
@@ -101,10 +107,15 @@ final class TaskEventPipeline: @unchecked Sendable {
 
     /// Whether a drain must be scheduled now; marks it scheduled. Call with the lock held.
     private func scheduleIfNeededLocked() -> Bool {
-        guard !drainScheduled, awaitingGeneration == nil, head < steps.count else { return false }
+        guard !drainScheduled, awaitingGeneration == nil, head < steps.count || hasRunnableFinalLocked else { return false }
         if paused { return false }
         drainScheduled = true
         return true
+    }
+
+    /// The completion can run: every other step ran and it has not started.
+    private var hasRunnableFinalLocked: Bool {
+        head >= steps.count && finalStep != nil && !finalStarted
     }
 
     private func scheduleDrain() {
@@ -115,6 +126,13 @@ final class TaskEventPipeline: @unchecked Sendable {
         var delivered = 0
         while true {
             let next: (Step, Int)? = lock.withLock {
+                if awaitingGeneration == nil, !paused, hasRunnableFinalLocked, let final = finalStep {
+                    finalStarted = true
+                    finalStep = nil
+                    steps.removeAll(keepingCapacity: false)
+                    head = 0
+                    return (.immediate(final, bytes: 0), generation)
+                }
                 guard awaitingGeneration == nil, head < steps.count, !paused else {
                     drainScheduled = false
                     if head >= steps.count { steps.removeAll(keepingCapacity: true); head = 0 }

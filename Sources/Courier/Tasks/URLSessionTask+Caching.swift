@@ -28,6 +28,10 @@ extension URLSessionTask {
     /// cache itself only answers `GET` requests. `returnCacheDataDontLoad` with nothing cached is
     /// ``TaskCacheLookup/unavailable`` for every task.
     func cacheLookup(for request: URLRequest) -> TaskCacheLookup {
+        // Only HTTP responses are cached; other schemes skip the lookup (and its cost) entirely.
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return .load(nil)
+        }
         switch request.cachePolicy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return .load(nil)

@@ -81,12 +81,14 @@ extension URLSessionTask {
         }
         let metrics = lock.withLock { core.metrics.finish(redirectCount: core.redirectCount) }
         let delegate = taskDelegate
-        delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
 
+        // Apple's order: the downloaded file, then metrics, then the completion.
         switch completion {
         case .data(let handler):
+            delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
             handler(error == nil ? body : nil, response, error)
         case .download(let handler):
+            delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
             if error == nil, let location = finishedDownloadLocation(file) {
                 handler(location, response, nil)
                 file?.remove()
@@ -102,6 +104,7 @@ extension URLSessionTask {
             } else if !keepFile {
                 file?.remove()
             }
+            delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
             delegate?.urlSession(session, task: self, didCompleteWithError: error)
         }
         lock.withLock { core.delegate = nil }

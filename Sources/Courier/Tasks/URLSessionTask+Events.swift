@@ -31,6 +31,7 @@ extension URLSessionTask {
                 // The handler did not resume: start the file over rather than splice two versions.
                 file.truncate()
                 core.bytesReceived = 0
+                core.reportedWrittenTotal = 0
             }
             if core.resumedAtOffset == nil {
                 core.bytesExpectedToReceive = response.expectedContentLength
@@ -121,7 +122,8 @@ extension URLSessionTask {
             let written = core.unreportedWrittenBytes
             core.unreportedWrittenBytes = 0
             core.writeReportQueued = false
-            return (written, core.bytesReceived, core.bytesExpectedToReceive)
+            core.reportedWrittenTotal += written
+            return (written, core.reportedWrittenTotal, core.bytesExpectedToReceive)
         }
         guard written > 0 else { return }
         downloadDelegate?.urlSession(session, downloadTask: downloadTask, didWriteData: written,
@@ -134,6 +136,7 @@ extension URLSessionTask {
                   let file = core.downloadFile, file.bytesWritten == offset else { return false }
             core.resumedAtOffset = offset
             core.bytesReceived = offset
+            core.reportedWrittenTotal = offset
             core.bytesExpectedToReceive = expectedTotalBytes
             return true
         }

@@ -3,6 +3,8 @@ import Foundation
 // Resume, suspend and cancel: the transitions of a task's public state.
 extension URLSessionTask {
     func resumeTask() {
+        // A task made with `init()` belongs to no session: resuming it does nothing.
+        guard session != nil else { return }
         enum Action { case none, start, unpause(ActiveLoad?) }
         let action: Action = lock.withLock {
             guard core.state == .suspended else { return .none }
@@ -53,8 +55,15 @@ extension URLSessionTask {
     func cancelTask(producingResumeData resumeHandler: UncheckedSendable<(Data?) -> Void>?) {
         let (didCancel, load): (Bool, ActiveLoad?) = lock.withLock {
             switch core.phase {
-            case .finishing, .done:
+            case .done:
                 return (false, nil)
+            case .finishing:
+                // The handler ended but the completion is not delivered yet: cancelling still wins,
+                // as long as it was not already cancelled.
+                guard core.state != .canceling else { return (false, nil) }
+                core.state = .canceling
+                core.keepPartialFile = resumeHandler != nil
+                return (true, nil)
             case .idle, .preparing:
                 core.phase = .finishing
                 core.state = .canceling
@@ -76,10 +85,13 @@ extension URLSessionTask {
         load?.stop()
         let url = lock.withLock { core.currentRequest?.url ?? initialRequest?.url }
         let cancelled = URLError(.cancelled, url: url, description: "The task was cancelled.")
-        pipeline.replaceRemaining { [self] in
+        let replaced = pipeline.replaceRemaining { [self] in
             let resumeData = resumeHandler != nil ? makeResumeData() : nil
             resumeHandler?.value(resumeData)
             deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled)
+        }
+        if !replaced, let resumeHandler, let queue = session?.delegateQueue {
+            queue.addOperation { resumeHandler.value(nil) }
         }
         session?.taskWillComplete(self)
     }

@@ -82,14 +82,16 @@ extension URLSessionTask {
     /// `resourceUnavailable` (see `URLSessionTask+Caching.swift`).
     func startLoad(_ request: URLRequest) {
         guard let session else { return }
-        let prepared = session.prepare(request, kind: kind, uploadBody: uploadBody)
-        guard let handlerType = session.resolver.handlerClass(for: prepared) else {
-            let scheme = prepared.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
-            complete(error: URLError(.unsupportedURL, url: prepared.url,
+        let requested = session.prepare(request, kind: kind, uploadBody: uploadBody)
+        guard let handlerType = session.resolver.handlerClass(for: requested) else {
+            let scheme = requested.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
+            complete(error: URLError(.unsupportedURL, url: requested.url,
                                      description: "No handler is registered for the URL scheme \(scheme)."),
                      generation: nil)
             return
         }
+        // The handler class's canonical form is what it loads and what the cache is keyed by.
+        let prepared = handlerType.canonicalRequest(for: requested)
         let cachedResponse: CachedURLResponse?
         switch cacheLookup(for: prepared) {
         case .load(let cached):
@@ -151,7 +153,10 @@ extension URLSessionTask {
             return (load, core.redirectCount)
         }
         guard let (oldLoad, count) = outcome else { return }
-        oldLoad.stop()
+        // A handler that can hand over the redirect response's own body keeps its load until the
+        // delegate decides; any other handler stops now.
+        let canDeliverRefusal = oldLoad.instance is RedirectRefusalDelivering
+        if !canDeliverRefusal || count > URLSession.maximumRedirects { oldLoad.stop() }
         guard count <= URLSession.maximumRedirects else {
             complete(error: URLError(.httpTooManyRedirects, url: response.url ?? request.url,
                                      description: "More than \(URLSession.maximumRedirects) redirects."),
@@ -162,7 +167,10 @@ extension URLSessionTask {
         pipeline.enqueueAwaiting { [self] resume in
             let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
                 if let next {
+                    if canDeliverRefusal { oldLoad.stop() }
                     startLoad(next)
+                } else if canDeliverRefusal, reinstate(oldLoad) {
+                    oldLoad.perform { ($0 as? RedirectRefusalDelivering)?.deliverRefusedRedirect() }
                 } else {
                     finishWithResponse(boxes.value.1)
                 }
@@ -178,6 +186,18 @@ extension URLSessionTask {
     }
 
     /// The delegate refused a redirect: its response becomes the task's final response.
+    /// Makes a handler whose redirect was refused the current load again, so its report of the
+    /// redirect response as the final result counts. `false` if the task moved on (cancelled).
+    private func reinstate(_ load: ActiveLoad) -> Bool {
+        lock.withLock {
+            guard case .preparing = core.phase else { return false }
+            core.phase = .loading(load)
+            core.generation = load.generation
+            core.redirectCount -= 1
+            return true
+        }
+    }
+
     private func finishWithResponse(_ response: URLResponse) {
         handleResponse(response, generation: nil)
         complete(error: nil, generation: nil)

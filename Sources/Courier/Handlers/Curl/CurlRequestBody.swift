@@ -11,6 +11,8 @@ final class CurlRequestBody: @unchecked Sendable {
     private var source: Source
     /// The length when known; `nil` sends chunked (HTTP/1.1) or unsized (HTTP/2).
     let length: Int64?
+    /// Body bytes handed to libcurl so far (without chunked-encoding framing).
+    private(set) var bytesRead: Int64 = 0
     /// Set when the stream reported an error.
     private(set) var streamError: (any Error)?
 
@@ -40,6 +42,7 @@ final class CurlRequestBody: @unchecked Sendable {
                 if let start = raw.baseAddress { base.copyMemory(from: start + offset, byteCount: count) }
             }
             source = .data(data, offset: offset + count)
+            bytesRead += Int64(count)
             return count
         case .stream(let stream):
             let read = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
@@ -47,6 +50,7 @@ final class CurlRequestBody: @unchecked Sendable {
                 streamError = stream.streamError
                 return 0x1000_0000 // CURL_READFUNC_ABORT
             }
+            bytesRead += Int64(read)
             return read
         }
     }

@@ -111,8 +111,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func progress(uploaded: Int64, uploadTotal: Int64) {
-        guard uploaded > 0 else { return }
-        delegate?.transfer(self, didSend: uploaded, of: uploadTotal)
+        guard let body else { return }
+        let sent = body.bytesRead
+        guard sent > 0 else { return }
+        delegate?.transfer(self, didSend: sent, of: body.length ?? -1)
     }
 
     /// Reports the end once; later calls are ignored.

@@ -11,7 +11,8 @@ import Foundation
 /// Redirects are not followed by libcurl: they go back to the task, which asks the delegate
 /// (``HTTPRedirectRequest`` builds the proposed request). A 401 or 407 becomes an authentication
 /// challenge (``HTTPAuthentication``); a credential retries the request within this instance.
-final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
+    CurlTransferDelegate, @unchecked Sendable {
     static let schemes = ["http", "https"]
 
     /// Where one load is.
@@ -30,6 +31,12 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var acceptedServer: HTTPServerTrust?
     /// The client certificate the delegate chose, presented from then on.
     private var clientCertificate: ClientCertificateFiles?
+    /// A redirect reported at the end of its transfer, with the start of its body (kept in case
+    /// the delegate refuses it and the 3xx becomes the final response).
+    private var pendingRedirect: (request: URLRequest, response: HTTPURLResponse)?
+    private var redirectBody = Data()
+    /// Body bytes handed to the client in this attempt (after content decoding).
+    private var deliveredBytes: Int64 = 0
     /// Connection attempts made while waiting for connectivity.
     private var connectivityAttempts = 0
     /// The revalidation of a stored response, if this load is one (`HTTPURLProtocol+Caching.swift`).
@@ -63,7 +70,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         do {
             try HTTPTransferConfiguration.configure(transfer, for: cacheExchange.outgoingRequest(for: request), environment: environment)
             authentication.apply(to: transfer)
-            lock.withLock { acceptedServer }?.apply(to: transfer)
+            let remembered = HTTPAcceptedServers.shared(in: environment)?.server(for: url)
+            lock.withLock { acceptedServer ?? remembered }?.apply(to: transfer)
+            if let remembered { lock.withLock { if acceptedServer == nil { acceptedServer = remembered } } }
             if let files = lock.withLock({ clientCertificate }) { HTTPClientCertificate.apply(files, to: transfer) }
         } catch {
             fail(error, expecting: expected)
@@ -75,6 +84,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             self.transfer = transfer
             self.loop = loop
             responseDelivered = false
+            deliveredBytes = 0
             lastBytesSent = 0
             started = Date()
             return true
@@ -125,8 +135,11 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             return // the stored response is reported when the transfer ends
         }
         if let redirect = HTTPRedirectRequest.make(after: response, for: request) {
-            lock.withLock { state = .redirected }
-            client?.urlProtocol(self, wasRedirectedTo: redirect, redirectResponse: response)
+            lock.withLock {
+                state = .redirected
+                pendingRedirect = (redirect, response)
+                redirectBody = Data()
+            }
             return
         }
         authentication.succeeded(environment: environment)
@@ -153,7 +166,12 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             authentication.bufferFailureBody(bytes)
             return true
         }
-        let current = lock.withLock { state }
+        let current: State = lock.withLock {
+            if state == .redirected, redirectBody.count < HTTPAuthentication.failureBodyLimit {
+                redirectBody.append(contentsOf: bytes.prefix(HTTPAuthentication.failureBodyLimit - redirectBody.count))
+            }
+            return state
+        }
         guard current == .running else { return current != .paused }
         if let builtIn = client as? BuiltInHandlerClient, !builtIn.canAcceptMoreData {
             let paused: Bool = lock.withLock {
@@ -163,6 +181,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             }
             if paused { return false }
         }
+        lock.withLock { deliveredBytes += Int64(bytes.count) }
         client?.urlProtocol(self, didLoad: Data(bytes))
         return true
     }
@@ -179,6 +198,10 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
         let authChallenge = authentication.isChallenging && result == CURLE_OK
+        if let redirect = takeRedirectOnFinish(transfer) {
+            client?.urlProtocol(self, wasRedirectedTo: redirect.request, redirectResponse: redirect.response)
+            return
+        }
         let (proceed, delivered, start, trustChallenge, certificateChallenge): (Bool, Bool, Date, Bool, Bool) = lock.withLock {
             guard state == .running || state == .paused else { return (false, false, started, false, false) }
             let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
@@ -194,10 +217,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             return (true, responseDelivered, started, trustChallenge, certificateChallenge)
         }
         guard proceed else { return }
-        if let builtIn = client as? BuiltInHandlerClient {
-            let measured = CurlTransferMetrics(transfer, started: start)
-            builtIn.didCollectTransactionMetrics { measured.apply(to: &$0) }
-        }
+        reportMetrics(of: transfer, started: start)
         let url = request.url
         if lock.withLock({ state == .waiting }) {
             waitForConnectivity()
@@ -215,6 +235,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response could not be parsed."))
+        } else if result == CURLE_UNSUPPORTED_PROTOCOL || result == CURLE_WEIRD_SERVER_REPLY {
+            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
+                                                                 description: "The server's response is not HTTP: \(transfer.errorDetail ?? "")"))
         } else if lock.withLock({ clientCertificate != nil }),
                   HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail) {
             client?.urlProtocol(self, didFailWithError: URLError(.clientCertificateRejected, url: url,
@@ -222,6 +245,46 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         } else {
             client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail))
         }
+    }
+
+    /// Sends what libcurl measured (and the decoded body size) to the task's metrics.
+    private func reportMetrics(of transfer: CurlTransfer, started: Date) {
+        guard let builtIn = client as? BuiltInHandlerClient else { return }
+        let measured = CurlTransferMetrics(transfer, started: started)
+        let decoded = lock.withLock { deliveredBytes }
+        builtIn.didCollectTransactionMetrics {
+            measured.apply(to: &$0)
+            $0.countOfResponseBodyBytesAfterDecoding = decoded
+        }
+    }
+
+    /// The redirect this transfer carried, once its body has been read; `nil` for other transfers.
+    private func takeRedirectOnFinish(_ transfer: CurlTransfer) -> (request: URLRequest, response: HTTPURLResponse)? {
+        let (redirect, start): ((request: URLRequest, response: HTTPURLResponse)?, Date) = lock.withLock {
+            guard state == .redirected, let pending = pendingRedirect else { return (nil, started) }
+            self.transfer = nil
+            self.loop = nil
+            return (pending, started)
+        }
+        guard let redirect else { return nil }
+        reportMetrics(of: transfer, started: start)
+        return redirect
+    }
+
+    /// The delegate refused the redirect: its response and body become the result.
+    func deliverRefusedRedirect() {
+        let outcome: (HTTPURLResponse, Data)? = lock.withLock {
+            guard state == .redirected, let pending = pendingRedirect else { return nil }
+            state = .finished
+            pendingRedirect = nil
+            responseDelivered = true
+            defer { redirectBody = Data() }
+            return (pending.response, redirectBody)
+        }
+        guard let (response, body) = outcome else { return }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        if !body.isEmpty { client?.urlProtocol(self, didLoad: body) }
+        client?.urlProtocolDidFinishLoading(self)
     }
 
     // MARK: Waiting for connectivity
@@ -301,6 +364,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
                 acceptedServer = accepted
                 return true
             }
+            if let url = request.url { HTTPAcceptedServers.shared(in: environment)?.accept(accepted, for: url) }
             if retry { startAttempt(expecting: .challenging) }
         case .cancel:
             failChallenge(with: URLError(.cancelled, url: request.url, description: "The server-trust challenge was cancelled."))

@@ -1,0 +1,33 @@
+import Foundation
+
+/// The servers a session's delegate accepted in server-trust challenges, by host and port. Later
+/// tasks of the session connect to them without asking again — as on Apple's platforms, where the
+/// challenge comes once per connection and connections are reused — and, having the same TLS
+/// settings, share their connections.
+final class HTTPAcceptedServers: HandlerSessionResource, @unchecked Sendable {
+    static let resourceKey = "http.accepted-servers"
+
+    private let lock = Lock()
+    private var servers: [String: HTTPServerTrust] = [:]
+
+    /// The session's table, created on first use.
+    static func shared(in environment: HandlerEnvironment) -> HTTPAcceptedServers? {
+        environment.resources.resource(resourceKey) { HTTPAcceptedServers() }
+    }
+
+    func server(for url: URL) -> HTTPServerTrust? {
+        lock.withLock { servers[Self.key(url)] }
+    }
+
+    func accept(_ server: HTTPServerTrust, for url: URL) {
+        lock.withLock { servers[Self.key(url)] = server }
+    }
+
+    func shutDown() {
+        lock.withLock { servers.removeAll() }
+    }
+
+    private static func key(_ url: URL) -> String {
+        "\(url.host?.lowercased() ?? ""):\(url.port ?? 443)"
+    }
+}
