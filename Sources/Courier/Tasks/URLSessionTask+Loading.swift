@@ -50,7 +50,7 @@ extension URLSessionTask {
     }
 
     /// Asks the delegate for the upload's body stream, then starts loading with it.
-    private func requestBodyStream(then request: URLRequest) {
+    func requestBodyStream(then request: URLRequest) {
         guard let session, let pipeline else { return }
         let requestBox = UncheckedSendable(request)
         pipeline.enqueueAwaiting { [self] resume in
@@ -168,7 +168,12 @@ extension URLSessionTask {
             let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
                 if let next {
                     if canDeliverRefusal { oldLoad.stop() }
-                    startLoad(next)
+                    if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
+                        // The stream was read by the first request: the delegate must give a new one.
+                        requestBodyStream(then: next)
+                    } else {
+                        startLoad(next)
+                    }
                 } else if canDeliverRefusal, reinstate(oldLoad) {
                     oldLoad.perform { ($0 as? RedirectRefusalDelivering)?.deliverRefusedRedirect() }
                 } else {

@@ -11,6 +11,15 @@ enum UploadBody: @unchecked Sendable {
     /// A stream the delegate provides through `needNewBodyStream`.
     case stream
 
+    /// Whether preparing a request makes a fresh stream for this body (a file is simply reopened),
+    /// so a redirect or retry needs nothing from the delegate.
+    var recreatesItsStream: Bool {
+        switch self {
+        case .file, .data: return true
+        case .none, .stream: return false
+        }
+    }
+
     /// The body's length when known up front.
     var knownLength: Int64? {
         switch self {

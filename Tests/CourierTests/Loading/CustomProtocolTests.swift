@@ -264,8 +264,7 @@ struct CustomProtocolTests {
         #expect(result.urlError?.code == .unsupportedURL)
     }
 
-    @Test("the protocol instance is given the class's canonical form of the request",
-          .disabled("bug: URLSessionTask+Loading.swift startLoad never calls canonicalRequest(for:); the protocol is created with the request as given"))
+    @Test("the protocol instance is given the class's canonical form of the request")
     func canonicalRequestIsUsed() async throws {
         let session = session([CanonicalizingProtocol.self])
         defer { session.invalidateAndCancel() }

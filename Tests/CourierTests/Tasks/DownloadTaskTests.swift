@@ -45,8 +45,7 @@ struct DownloadTaskTests {
         #expect(delegate.eventsAfterCompletion.isEmpty)
     }
 
-    @Test("metrics arrive after didFinishDownloadingTo, just before didCompleteWithError",
-          .disabled("bug: URLSessionTask+Completion.swift deliverCompletion sends didFinishCollecting metrics before didFinishDownloadingTo"))
+    @Test("metrics arrive after didFinishDownloadingTo, just before didCompleteWithError")
     func metricsAfterFinishedDownloading() async throws {
         let delegate = EventDelegate()
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
@@ -57,8 +56,7 @@ struct DownloadTaskTests {
         #expect(delegate.collapsedNames(for: task) == ["wrote", "finishedDownload", "metrics", "complete"])
     }
 
-    @Test("each didWriteData's totalBytesWritten is the sum of every bytesWritten so far",
-          .disabled("bug: URLSessionTask+Events.swift handleData counts a chunk in bytesReceived before writing it, and reportWrittenBytes reports that as totalBytesWritten while the chunk's bytesWritten comes in a later call"))
+    @Test("each didWriteData's totalBytesWritten is the sum of every bytesWritten so far")
     func totalsAreRunningSums() async throws {
         let content = TestFiles.bytes(count: 20 * 1024 * 1024, seed: 14)
         let file = try TestFiles.make(content)

@@ -47,7 +47,9 @@ final class CurlRequestBody: @unchecked Sendable {
         case .stream(let stream):
             let read = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
             if read < 0 {
-                streamError = stream.streamError
+                // Reading `streamError` of a stream that failed without one traps in Foundation, so
+                // the status is checked first.
+                if stream.streamStatus == .error { streamError = stream.streamError }
                 return 0x1000_0000 // CURL_READFUNC_ABORT
             }
             bytesRead += Int64(read)

@@ -94,10 +94,8 @@ struct HTTP2Tests {
             return false
         }
         let reused = try tasks.map { try lastTransaction(delegate, $0).isReusedConnection }
-        withKnownIssue("an accepted server trust lives in one handler instance (HTTPServerTrust pin file per load): every task re-verifies, is challenged and opens its own connection") {
-            #expect(reused == Array(repeating: true, count: tasks.count))
-            #expect(trustChallenges.count == 1)
-        }
+        #expect(reused == Array(repeating: true, count: tasks.count))
+        #expect(trustChallenges.count == 1)
     }
 
     @Test func sequentialHTTP11TasksReuseTheConnection() async throws {

@@ -87,9 +87,7 @@ struct HTTPBasicTests {
         #expect(writes.last?.1 == Int64(NginxServer.Files.mediumSize))
         #expect(writes.allSatisfy { $0.2 == Int64(NginxServer.Files.mediumSize) })
         #expect(writes.map(\.0).reduce(0, +) == Int64(NginxServer.Files.mediumSize))
-        withKnownIssue("Tasks/URLSessionTask+Completion.swift deliverCompletion sends didFinishCollecting before didFinishDownloadingTo") {
-            #expect(delegate.collapsedNames(for: task) == ["wrote", "finishedDownload", "metrics", "complete"])
-        }
+        #expect(delegate.collapsedNames(for: task) == ["wrote", "finishedDownload", "metrics", "complete"])
     }
 
     @Test func asyncData() async throws {

@@ -32,9 +32,7 @@ struct HTTPContentEncodingTests {
         #expect(accept.contains(encoding))
         let transaction = try #require(delegate.metrics(of: task)?.transactionMetrics.last)
         #expect(transaction.countOfResponseBodyBytesReceived == Int64(compressed.count))
-        withKnownIssue("CurlTransferMetrics.swift sets countOfResponseBodyBytesAfterDecoding to the encoded size (CURLINFO_SIZE_DOWNLOAD_T)") {
-            #expect(transaction.countOfResponseBodyBytesAfterDecoding == Int64(Self.original.count))
-        }
+        #expect(transaction.countOfResponseBodyBytesAfterDecoding == Int64(Self.original.count))
     }
 
     @Test(arguments: ["gzip", "br", "zstd"])

@@ -58,9 +58,7 @@ struct HTTPErrorTests {
         let server = try FaultServer(routes: ["/bad": .raw(Data(response.utf8))])
         defer { server.stop() }
         let code = try await failure(of: server.url("/bad")).code
-        withKnownIssue("libcurl answers CURLE_UNSUPPORTED_PROTOCOL (HTTP/0.9 or bad version), mapped to .unsupportedURL by CurlErrorMapping.swift") {
-            #expect(code == .badServerResponse, "got \(code)")
-        }
+        #expect(code == .badServerResponse, "got \(code)")
     }
 
     @Test(arguments: [
@@ -80,9 +78,7 @@ struct HTTPErrorTests {
         defer { server.stop() }
         // A response that cannot be parsed, not a lost connection.
         let code = try await failure(of: server.url("/bad")).code
-        withKnownIssue("libcurl's chunk parser fails with CURLE_RECV_ERROR, mapped to .networkConnectionLost") {
-            #expect(code == .badServerResponse || code == .cannotParseResponse, "got \(code)")
-        }
+        #expect(code == .badServerResponse || code == .cannotParseResponse, "got \(code)")
     }
 
     @Test func resetMidBody() async throws {

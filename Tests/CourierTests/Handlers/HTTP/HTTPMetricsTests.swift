@@ -84,12 +84,10 @@ struct HTTPMetricsTests {
         #expect(metrics.transactionMetrics.map { $0.request.url?.path } == ["/hops/2", "/hops/1", "/hops/0"])
         // Every exchange, the redirected ones included, carries what the handler measured, and the
         // later requests go over the first connection.
-        withKnownIssue("redirected transfers are removed before didFinishWith, so their transactions get no libcurl metrics") {
-            #expect(metrics.transactionMetrics.map(\.networkProtocolName) == ["http/1.1", "http/1.1", "http/1.1"])
-            #expect(metrics.transactionMetrics.map(\.remoteAddress) == ["127.0.0.1", "127.0.0.1", "127.0.0.1"])
-            let laterReused = metrics.transactionMetrics.dropFirst().map(\.isReusedConnection)
-            #expect(laterReused == [true, true])
-        }
+        #expect(metrics.transactionMetrics.map(\.networkProtocolName) == ["http/1.1", "http/1.1", "http/1.1"])
+        #expect(metrics.transactionMetrics.map(\.remoteAddress) == ["127.0.0.1", "127.0.0.1", "127.0.0.1"])
+        let laterReused = metrics.transactionMetrics.dropFirst().map(\.isReusedConnection)
+        #expect(laterReused == [true, true])
         #expect(metrics.transactionMetrics.last?.networkProtocolName == "http/1.1")
     }
 

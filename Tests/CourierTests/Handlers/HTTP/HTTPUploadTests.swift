@@ -110,9 +110,7 @@ struct HTTPUploadTests {
         #expect(delegate.collapsedNames(for: task).first == "needStream")
         #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
         let totals = Self.sentTotals(delegate, task)
-        withKnownIssue("HTTPURLProtocol.transfer(_:didSend:of:) reports libcurl's upload count, which includes the chunked framing") {
-            #expect(totals.last?.total == Int64(body.count))
-        }
+        #expect(totals.last?.total == Int64(body.count))
         #expect(totals.allSatisfy { $0.expected == NSURLSessionTransferSizeUnknown })
         // No length known up front: HTTP/1.1 chunked encoding.
         #expect(server.requests(for: "/sink").first?.header("Transfer-Encoding")?.lowercased() == "chunked")
@@ -137,7 +135,7 @@ struct HTTPUploadTests {
     }
 
     /// Apple asks `needNewBodyStream` again when a 307/308 must re-send a streamed body.
-    @Test(.disabled("handler bug: a 307/308 re-sends the already-read httpBodyStream instead of asking needNewBodyStream again; the upload stalls until the resource timeout or, when the first transfer's CurlRequestBody already closed the stream, CurlRequestBody.read calls InputStream.streamError, which traps in swift-corelibs-foundation and kills the test process"))
+    @Test
     func streamedUploadRedirectedWith307AsksForANewStream() async throws {
         let server = try FaultServer(routes: [
             "/first": .respond(.ok(Data(), status: 307, reason: "Temporary Redirect", headers: [("Location", "/sink")])),
@@ -178,9 +176,7 @@ struct HTTPUploadTests {
         let result = try await shot.wait(timeout: 20)
         #expect(result.error == nil)
         #expect(Self.sinkAnswer(result.data ?? Data()) == Self.expectedSinkAnswer(body))
-        withKnownIssue("SessionSettings.prepare gives a file body as httpBodyStream without Content-Length, so it is sent chunked") {
-            #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(body.count)")
-        }
+        #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(body.count)")
     }
 
     @Test func missingUploadFileFails() async throws {
@@ -227,11 +223,9 @@ extension HTTPHeavyTests {
             #expect(HTTPUploadTests.sinkAnswer(delegate.body(of: task)) == "\(size) \(String(hash, radix: 16))")
             let totals = HTTPUploadTests.sentTotals(delegate, task)
             #expect(totals.count > 10, "progress is reported as the body goes out")
-            withKnownIssue("a file body goes out chunked, without Content-Length; progress counts the chunk framing and has no expected total") {
-                #expect(totals.last?.total == Int64(size))
-                #expect(totals.allSatisfy { $0.expected == Int64(size) })
-                #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(size)")
-            }
+            #expect(totals.last?.total == Int64(size))
+            #expect(totals.allSatisfy { $0.expected == Int64(size) })
+            #expect(server.requests(for: "/sink").first?.header("Content-Length") == "\(size)")
         }
     }
 }
