@@ -79,16 +79,17 @@ extension URLSessionTask {
             if progress.totalUnitCount <= 0 { progress.totalUnitCount = max(received, 1) }
             progress.completedUnitCount = error == nil ? progress.totalUnitCount : received
         }
-        let metrics = lock.withLock { core.metrics.finish(redirectCount: core.redirectCount) }
         let delegate = taskDelegate
+        // Metrics are built only when a delegate will receive them.
+        let metrics = delegate == nil ? nil : lock.withLock { core.metrics.finish(redirectCount: core.redirectCount) }
 
         // Apple's order: the downloaded file, then metrics, then the completion.
         switch completion {
         case .data(let handler):
-            delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
+            if let delegate, let metrics { delegate.urlSession(session, task: self, didFinishCollecting: metrics) }
             handler(error == nil ? body : nil, response, error)
         case .download(let handler):
-            delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
+            if let delegate, let metrics { delegate.urlSession(session, task: self, didFinishCollecting: metrics) }
             if error == nil, let location = finishedDownloadLocation(file) {
                 handler(location, response, nil)
                 file?.remove()
@@ -104,7 +105,7 @@ extension URLSessionTask {
             } else if !keepFile {
                 file?.remove()
             }
-            delegate?.urlSession(session, task: self, didFinishCollecting: metrics)
+            if let delegate, let metrics { delegate.urlSession(session, task: self, didFinishCollecting: metrics) }
             delegate?.urlSession(session, task: self, didCompleteWithError: error)
         }
         lock.withLock { core.delegate = nil }

@@ -40,37 +40,39 @@ enum DataURLDecoder {
         // The fragment (from the first "#", RFC 3986 §3.5) is not part of the URL's data or header.
         let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
         guard let comma = bytes[start..<end].firstIndex(of: UInt8(ascii: ",")) else { return .failure(.missingComma) }
-        var header = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<comma]), as: UTF8.self)
-        if let decodedHeader = header.removingPercentEncoding { header = decodedHeader }
         let payload = UnsafeBufferPointer(rebasing: bytes[(comma + 1)..<end])
-
-        var parameters = header.split(separator: ";", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
+        // The header is parsed on bytes: no Foundation string work on the hot path.
+        var header = Array(UnsafeBufferPointer(rebasing: bytes[start..<comma]))
+        if header.contains(UInt8(ascii: "%")), let decoded = header.withUnsafeBufferPointer({ percentDecode($0) }) {
+            header = [UInt8](decoded)
         }
+        var parameters = header.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(trimmed)
         var isBase64 = false
         // RFC 2397: the marker is ";base64" right before the comma; a bare "base64" is a (bad) media type.
-        if let last = parameters.last, last.lowercased() == "base64", parameters.count > 1 {
+        if parameters.count > 1, let last = parameters.last, equalsIgnoringCase(last, "base64") {
             isBase64 = true
             parameters.removeLast()
         }
-        let typeText = parameters.first ?? ""
+        let typeBytes = parameters.first ?? []
         var mimeType = "text/plain"
         var charset: String?
-        if !typeText.isEmpty {
-            let parts = typeText.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isTokenCharacter) }) else {
-                return .failure(.invalidMediaType(typeText))
+        if !typeBytes.isEmpty {
+            let parts = typeBytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isTokenByte) }) else {
+                return .failure(.invalidMediaType(String(decoding: typeBytes, as: UTF8.self)))
             }
-            mimeType = typeText.lowercased()
+            mimeType = String(decoding: typeBytes.map(lowercase), as: UTF8.self)
         }
         for parameter in parameters.dropFirst() where !parameter.isEmpty {
-            guard let equals = parameter.firstIndex(of: "=") else { continue }
-            let name = parameter[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = parameter[parameter.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            if name == "charset", !value.isEmpty { charset = value }
+            guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            guard equalsIgnoringCase(trimmed(parameter[..<equals]), "charset") else { continue }
+            var value = trimmed(parameter[(equals + 1)...])
+            if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
+                value = Array(value.dropFirst().dropLast())
+            }
+            if !value.isEmpty { charset = String(decoding: value, as: UTF8.self) }
         }
-        if typeText.isEmpty && charset == nil { charset = "US-ASCII" }
+        if typeBytes.isEmpty && charset == nil { charset = "US-ASCII" }
 
         guard let raw = percentDecode(payload) else { return .failure(.invalidPercentEscape) }
         let data: Data
@@ -87,9 +89,23 @@ enum DataURLDecoder {
         (byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte
     }
 
-    private static func isTokenCharacter(_ character: Character) -> Bool {
-        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
-        return !"()<>@,;:\\\"/[]?={}".contains(character)
+    /// Separators RFC 2045 excludes from tokens.
+    private static let separators: Set<UInt8> = Set("()<>@,;:\\\"/[]?={}".utf8)
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && !separators.contains(byte)
+    }
+
+    private static func trimmed<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
+        var slice = Array(bytes)[...]
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return Array(slice)
+    }
+
+    private static func equalsIgnoringCase(_ bytes: [UInt8], _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        return word.withUTF8Buffer { expected in zip(bytes, expected).allSatisfy { lowercase($0) == $1 } }
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
