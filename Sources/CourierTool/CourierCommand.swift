@@ -11,9 +11,12 @@ struct CourierCommand: AsyncParsableCommand {
             With URLs, each one is fetched in turn and its body written to standard output (or -o) chunk \
             by chunk. Errors print one line on standard error: courier: <url>: <message> (<URLError code>).
 
-            With no URL, courier runs its embedded default: a built-in list of data:, file: and other \
-            URLs fetched concurrently, one line per URL and a summary; the exit status is 0 only if every \
-            URL ended as expected.
+            With no URL, courier runs its embedded default: a built-in list of data:, file:, plugin \
+            (zip:, gopher:) and loopback http: URLs fetched concurrently, one line per URL and a summary. \
+            It writes its files to a fresh temporary directory, starts small HTTP and gopher servers on \
+            127.0.0.1 inside the process, and loads the plugins built beside the courier binary (their \
+            URLs are skipped when those are not there). The exit status is 0 only if no URL ended \
+            unexpectedly.
 
             -o with several URLs: -o names a directory (created if missing) and each body is saved \
             there under its URL's last path component (data-N for data: URLs, index-N when there is \

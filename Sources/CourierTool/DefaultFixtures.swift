@@ -3,19 +3,33 @@ import Foundation
 /// The files the embedded default run loads, written into a fresh temporary directory that
 /// ``remove()`` deletes afterwards, and the placeholder values the checks' URLs use.
 struct DefaultFixtures: Sendable {
-    /// The content of `hello.txt`.
+    /// The content of `hello.txt` (and of the archive's `hello.txt`).
     static let helloText = "Hello from courier's default run.\n"
+
+    /// The content of the archive's `data.json`.
+    static let zipJSON = #"{"archive":"written by courier's default run","stored":true}"# + "\n"
 
     /// The temporary directory.
     let directory: URL
 
-    /// Creates the directory and its files: `hello.txt`, `large.bin` (``DefaultRun/largeFileSize``
-    /// bytes, written in 1 MiB chunks) and an empty-ish directory `folder/`. `missing.txt` is never
-    /// created.
+    /// The loopback HTTP server's port, once it runs (`{port}`).
+    var httpPort: Int?
+
+    /// The loopback gopher server's port, once it runs (`{gopher-port}`).
+    var gopherPort: Int?
+
+    /// Where the run copies the plugins it loads (see ``DefaultPlugins``).
+    var pluginDirectory: URL { directory.appendingPathComponent("plugins", isDirectory: true) }
+
+    /// Creates the directory (mode 0700) and its files: `hello.txt`, `large.bin`
+    /// (``DefaultRun/largeFileSize`` bytes, written in 1 MiB chunks), an empty-ish directory `folder/`
+    /// and `archive.zip` (stored entries `hello.txt`, `data.json`, `docs/`, `docs/readme.txt`).
+    /// `missing.txt` is never created.
     static func create() throws -> DefaultFixtures {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-default-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
         let fixtures = DefaultFixtures(directory: directory)
         do {
             try Data(helloText.utf8).write(to: directory.appendingPathComponent("hello.txt"))
@@ -23,6 +37,7 @@ struct DefaultFixtures: Sendable {
             let folder = directory.appendingPathComponent("folder", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
             try Data("inside\n".utf8).write(to: folder.appendingPathComponent("inside.txt"))
+            try archive.data.write(to: directory.appendingPathComponent("archive.zip"))
         } catch {
             fixtures.remove()
             throw error
@@ -30,11 +45,30 @@ struct DefaultFixtures: Sendable {
         return fixtures
     }
 
-    /// The values of the placeholders in ``DefaultCheck/url``.
+    /// The archive the zip: checks read.
+    static var archive: StoredZipArchive {
+        var archive = StoredZipArchive()
+        archive.add("hello.txt", Data(helloText.utf8))
+        archive.add("data.json", Data(zipJSON.utf8))
+        archive.add("docs/")
+        archive.add("docs/readme.txt", Data("A stored entry in a directory.\n".utf8))
+        return archive
+    }
+
+    /// The values of the placeholders in ``DefaultCheck/url``; a port placeholder is missing until
+    /// its server runs.
     var placeholders: [String: String] {
         var files = directory.absoluteString
         while files.hasSuffix("/") { files.removeLast() }
-        return ["{files}": files]
+        // `!` separates the archive from the entry in a zip: URL, so it is encoded too.
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove("!")
+        var path = directory.path.addingPercentEncoding(withAllowedCharacters: allowed) ?? directory.path
+        while path.hasSuffix("/") { path.removeLast() }
+        var values = ["{files}": files, "{files-path}": path]
+        if let httpPort { values["{port}"] = String(httpPort) }
+        if let gopherPort { values["{gopher-port}"] = String(gopherPort) }
+        return values
     }
 
     /// `template` with its placeholders filled in.

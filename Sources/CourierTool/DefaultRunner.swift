@@ -1,8 +1,9 @@
 import Foundation
 import Courier
 
-/// Runs the embedded default (``DefaultRun/checks``): writes the fixtures, fetches every URL
-/// concurrently, prints one line per URL in list order and a summary line, and removes the fixtures.
+/// Runs the embedded default (``DefaultRun/checks``): writes the fixtures, starts the loopback HTTP and
+/// gopher servers, loads the plugins built beside `courier`, fetches every URL concurrently, prints
+/// one line per URL in list order and a summary line, then stops the servers and removes the fixtures.
 enum DefaultRunner {
     /// What one check produced.
     struct Result: Sendable {
@@ -11,14 +12,22 @@ enum DefaultRunner {
         let milliseconds: Int64
         /// Nil when the outcome is the expected one; otherwise what differed.
         let mismatch: String?
+        /// Why the check did not run (its plugin was not found), or nil.
+        var skipped: String? = nil
+        /// Whether the URL was fetched (false when something it needs is missing or broken).
+        var fetched = true
     }
 
     /// The width URLs are shortened to in the report.
     static let urlWidth = 60
 
-    /// Runs every check; returns ``ToolExit/ok`` only if all ended as expected.
+    /// The most body bytes a check keeps to compare with its expected body.
+    static let sampleLimit = 4096
+
+    /// Runs every check; returns ``ToolExit/ok`` only if none ended unexpectedly (skipped checks
+    /// are not failures).
     static func run(maxTime: TimeInterval?, verbose: Bool) async -> ToolExit {
-        let fixtures: DefaultFixtures
+        var fixtures: DefaultFixtures
         do {
             fixtures = try DefaultFixtures.create()
         } catch {
@@ -26,14 +35,59 @@ enum DefaultRunner {
             return .other
         }
         defer { fixtures.remove() }
+        let log: (String) -> Void = { line in if verbose { Console.err("* \(line)") } }
+
+        var availability: [Requirement: Availability] = [:]
+        let httpServer: LoopbackServer?
+        do {
+            let server = try LoopbackServer()
+            httpServer = server
+            fixtures.httpPort = server.port
+            availability[.httpServer] = .ready
+            log("loopback HTTP server on 127.0.0.1:\(server.port)")
+        } catch {
+            httpServer = nil
+            availability[.httpServer] = .broken("the loopback HTTP server did not start: \(error)")
+        }
+        defer { httpServer?.stop() }
+        let gopherServer: LoopbackGopherServer?
+        do {
+            let server = try LoopbackGopherServer()
+            gopherServer = server
+            fixtures.gopherPort = server.port
+            availability[.gopherServer] = .ready
+            log("loopback gopher server on 127.0.0.1:\(server.port)")
+        } catch {
+            gopherServer = nil
+            availability[.gopherServer] = .broken("the loopback gopher server did not start: \(error)")
+        }
+        defer { gopherServer?.stop() }
+        for (scheme, state) in DefaultPlugins.install(into: fixtures.pluginDirectory, log: log) {
+            availability[.plugin(scheme)] = state
+            if case .skipped(let reason) = state { log("plugin \(scheme) skipped: \(reason)") }
+        }
 
         let started = ContinuousClock.now
         let checks = DefaultRun.checks
-        let fetcher = Fetcher(maxTime: maxTime)
+        let fetcher = Fetcher(maxTime: maxTime ?? DefaultRun.timeLimit)
+        let placeholders = fixtures
+        let states = availability
         let results = await withTaskGroup(of: (Int, Result).self) { group in
             for (index, check) in checks.enumerated() {
-                let url = fixtures.resolve(check.url)
-                group.addTask { (index, await runCheck(url: url, expect: check.expect, fetcher: fetcher)) }
+                let url = placeholders.resolve(check.url)
+                let blocked = blocker(for: check, in: states)
+                group.addTask {
+                    switch blocked {
+                    case .skipped(let reason)?:
+                        return (index, Result(url: url, outcome: FetchOutcome(), milliseconds: 0, mismatch: nil,
+                                              skipped: reason, fetched: false))
+                    case .broken(let reason)?:
+                        return (index, Result(url: url, outcome: FetchOutcome(), milliseconds: 0, mismatch: reason,
+                                              fetched: false))
+                    case .ready?, nil:
+                        return (index, await runCheck(url: url, expect: check.expect, fetcher: fetcher))
+                    }
+                }
             }
             var results = [Result?](repeating: nil, count: checks.count)
             for await (index, result) in group { results[index] = result }
@@ -48,33 +102,48 @@ enum DefaultRunner {
             }
         }
         let unexpected = results.filter { $0.mismatch != nil }.count
-        Console.out("courier: \(results.count) URLs, \(results.count - unexpected) as expected, "
-            + "\(unexpected) unexpected, \(elapsed) ms")
+        let skipped = results.filter { $0.skipped != nil }.count
+        let expected = results.count - unexpected - skipped
+        Console.out("courier: \(results.count) URLs, \(expected) as expected, \(unexpected) unexpected, "
+            + "\(skipped) skipped, \(elapsed) ms")
         return unexpected == 0 ? .ok : .other
     }
 
-    /// Fetches one URL into a byte counter and compares the outcome with `expect`.
+    /// The first requirement of `check` that is not ready: skipped before broken, as a missing plugin
+    /// explains everything else.
+    static func blocker(for check: DefaultCheck, in availability: [Requirement: Availability])
+        -> Availability?
+    {
+        let states = check.requirements.map { availability[$0] ?? .broken("\($0) is not available") }
+        if let skipped = states.first(where: { if case .skipped = $0 { true } else { false } }) { return skipped }
+        return states.first { $0 != .ready }
+    }
+
+    /// Fetches one URL into a byte counter (keeping the first ``sampleLimit`` bytes) and compares the
+    /// outcome with `expect`.
     static func runCheck(url: String, expect: Expectation, fetcher: Fetcher) async -> Result {
         let started = ContinuousClock.now
         let outcome: FetchOutcome
+        let sink = CountingSink(keeping: sampleLimit)
         do {
             let parsed = try ExplicitRun.parse(url)
-            outcome = await fetcher.fetch(URLRequest(url: parsed), into: CountingSink())
+            outcome = await fetcher.fetch(URLRequest(url: parsed), into: sink)
         } catch {
             outcome = FetchOutcome(failure: error)
         }
         return Result(url: url, outcome: outcome, milliseconds: milliseconds(ContinuousClock.now - started),
-                      mismatch: mismatch(outcome, expect))
+                      mismatch: mismatch(outcome, expect, sample: sink.sample))
     }
 
-    /// Nil when `outcome` matches `expect`, else a short note of what differed.
-    static func mismatch(_ outcome: FetchOutcome, _ expect: Expectation) -> String? {
+    /// Nil when `outcome` matches `expect`, else a short note of what differed. `sample` is the start
+    /// of the body, for an expected body.
+    static func mismatch(_ outcome: FetchOutcome, _ expect: Expectation, sample: Data = Data()) -> String? {
         switch expect {
         case .failure(let code):
             guard let failure = outcome.failure else { return "expected \(URLErrorCatalog.name(of: code)), got success" }
             return failure.error.code == code ? nil
                 : "expected \(URLErrorCatalog.name(of: code)), got \(failure.codeName)"
-        case .success(let mime, let bytes, let charset, let status):
+        case .success(let mime, let bytes, let charset, let status, let body):
             if let failure = outcome.failure { return "expected success, got \(failure.codeName)" }
             var notes: [String] = []
             let response = outcome.response
@@ -89,12 +158,32 @@ enum DefaultRunner {
                 let actual = (response as? HTTPURLResponse)?.statusCode
                 if actual != status { notes.append("status \(actual.map(String.init) ?? "none") (expected \(status))") }
             }
+            if let body {
+                let expected = Data(body.utf8)
+                if outcome.bytes != Int64(expected.count) || sample != expected.prefix(sampleLimit) {
+                    notes.append("body \(quoted(sample, bytes: outcome.bytes)) (expected \(quoted(expected, bytes: Int64(expected.count))))")
+                }
+            }
             return notes.isEmpty ? nil : notes.joined(separator: ", ")
         }
     }
 
+    /// A short, one-line rendering of a body for a mismatch note.
+    static func quoted(_ data: Data, bytes: Int64) -> String {
+        var text = String(decoding: data.prefix(60), as: UTF8.self)
+            .replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+        if bytes > 60 { text += "..." }
+        return "\"" + text + "\""
+    }
+
     /// One report line: URL (shortened), status or error, bytes, MIME type, milliseconds, verdict.
     static func line(for result: Result) -> String {
+        if !result.fetched {
+            let verdict = result.skipped.map { "skipped: \($0)" } ?? "UNEXPECTED: \(result.mismatch ?? "not fetched")"
+            return pad(shorten(result.url, to: urlWidth), urlWidth) + "  "
+                + pad(result.skipped == nil ? "not fetched" : "skipped", 16) + " "
+                + leftPad("-", 10) + "  " + pad("-", 24) + " " + leftPad("-", 6) + " ms  " + verdict
+        }
         let status: String
         if let failure = result.outcome.failure {
             status = failure.codeName

@@ -20,7 +20,7 @@ enum ToolExit: Int32, CaseIterable, Sendable {
     /// What the status means, as shown in `--help`.
     var meaning: String {
         switch self {
-        case .ok: "success (with no URL: every default check ended as expected)"
+        case .ok: "success (with no URL: every default check ended as expected or was skipped)"
         case .usage: "bad command line: unknown option, malformed -H header, ..."
         case .badURL: "malformed URL or unsupported scheme (badURL, unsupportedURL)"
         case .notFound: "not found (fileDoesNotExist, fileIsDirectory, resourceUnavailable)"

@@ -26,14 +26,36 @@ struct StandardOutputSink: OutputSink {
     func abort() {}
 }
 
-/// Counts bytes and drops them (the embedded default run only measures bodies).
+/// Counts bytes and drops them, keeping only the first few (the embedded default run measures bodies
+/// and compares short ones).
 final class CountingSink: OutputSink {
-    private let count = Mutex<Int64>(0)
+    private struct State {
+        var count: Int64 = 0
+        var sample = Data()
+    }
+
+    private let state = Mutex(State())
+    /// How many bytes of the start of the body ``sample`` keeps.
+    let keeping: Int
+
+    init(keeping: Int = 0) {
+        self.keeping = keeping
+    }
 
     /// The number of bytes written so far.
-    var bytes: Int64 { count.withLock { $0 } }
+    var bytes: Int64 { state.withLock { $0.count } }
 
-    func write(_ data: Data) throws { count.withLock { $0 += Int64(data.count) } }
+    /// The first ``keeping`` bytes written.
+    var sample: Data { state.withLock { $0.sample } }
+
+    func write(_ data: Data) throws {
+        state.withLock { state in
+            state.count += Int64(data.count)
+            let room = keeping - state.sample.count
+            if room > 0 { state.sample.append(data.prefix(room)) }
+        }
+    }
+
     func finish() throws {}
     func abort() {}
 }

@@ -47,11 +47,12 @@ enum CourierBinary {
         }
     }()
 
-    /// Runs `courier` with `arguments`; kills it and fails the test if it takes longer than `limit`.
-    static func run(_ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(60))
-        async throws -> ToolRun
+    /// Runs `courier` (or the executable `binary`) with `arguments`; kills it and fails the test if it
+    /// takes longer than `limit`.
+    static func run(_ arguments: [String], environment: [String: String] = [:], binary: URL? = nil,
+                    limit: Duration = .seconds(60)) async throws -> ToolRun
     {
-        let binary = try #require(url, "courier binary not found next to the test bundle: run `swift build` first")
+        let binary = try #require(binary ?? url, "courier binary not found next to the test bundle: run `swift build` first")
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let outURL = scratch.url.appendingPathComponent("stdout")
@@ -286,16 +287,103 @@ struct CourierToolTests {
 
     // MARK: embedded default
 
+    /// The default run's plugin checks, and whether the plugins were built beside the binary.
+    static var pluginChecks: [DefaultCheck] {
+        DefaultRun.checks.filter { check in check.requirements.contains { if case .plugin = $0 { true } else { false } } }
+    }
+
+    static var pluginsBuilt: Bool {
+        guard let directory = CourierBinary.url?.deletingLastPathComponent() else { return false }
+        return DefaultPlugins.plugins.allSatisfy {
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent($0.library).path)
+        }
+    }
+
     @Test func embeddedDefaultRunMatchesEveryExpectation() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
-        let run = try await CourierBinary.run([], environment: ["TMPDIR": temporary.url.path])
+        let run = try await CourierBinary.run([], environment: ["TMPDIR": temporary.url.path, "COURIER_PLUGIN_PATH": ""])
         #expect(run.status == 0, "default run output:\n\(run.stdoutText)\(run.stderr)")
         let lines = run.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.count == DefaultRun.checks.count + 1)
         #expect(lines.last?.contains(" 0 unexpected") == true)
         #expect(!lines.contains { $0.contains("UNEXPECTED") })
         #expect(try temporary.contents().isEmpty, "the default run must remove its temporary directory")
+
+        // Every kind of URL is there and ended as expected: local, loopback HTTP, plugins.
+        let checked = lines.filter { $0.hasSuffix("as expected") }
+        for prefix in ["data:", "file:///", "http://127.0.0.1:", "http://user:secret@127.0.0.1:", "nosuchscheme:"] {
+            #expect(checked.contains { $0.hasPrefix(prefix) }, "no line for \(prefix) URLs:\n\(run.stdoutText)")
+        }
+        let httpLines = checked.filter { $0.hasPrefix("http://") }
+        #expect(httpLines.count == DefaultRun.checks.filter { $0.requirements.contains(.httpServer) }.count)
+        #expect(httpLines.contains { $0.contains("/cookies/set") && $0.contains(" 200 ") })
+        #expect(httpLines.contains { $0.contains("user:secret@") && $0.contains(" 200 ") })
+
+        // The plugins are built next to the binary by `swift build`, so their checks run.
+        try #require(Self.pluginsBuilt, "libCourierGopher.so / libCourierZip.so not built beside courier")
+        for prefix in ["zip:///", "gopher://127.0.0.1:"] {
+            #expect(checked.contains { $0.hasPrefix(prefix) }, "no line for \(prefix) URLs:\n\(run.stdoutText)")
+        }
+        #expect(!lines.contains { $0.contains("skipped:") })
+        #expect(lines.last?.contains(" 0 skipped") == true)
+    }
+
+    @Test func aCopiedBinarySkipsThePluginChecks() async throws {
+        let binary = try #require(CourierBinary.url)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let copy = directory.file("courier")
+        try FileManager.default.copyItem(at: binary, to: copy)
+        let run = try await CourierBinary.run([], environment: [
+            "TMPDIR": temporary.url.path, "COURIER_PLUGIN_PATH": "",
+        ], binary: copy)
+        #expect(run.status == 0, "default run output:\n\(run.stdoutText)\(run.stderr)")
+        let lines = run.stdoutText.split(separator: "\n").map(String.init)
+        let skipped = lines.filter { $0.contains(" skipped: ") }
+        #expect(skipped.count == Self.pluginChecks.count)
+        #expect(skipped.allSatisfy { $0.hasPrefix("zip:") || $0.hasPrefix("gopher:") })
+        #expect(skipped.contains { $0.hasSuffix("skipped: libCourierZip.so not found beside courier") })
+        #expect(lines.last?.contains(" 0 unexpected, \(Self.pluginChecks.count) skipped") == true)
+        #expect(lines.contains { $0.hasPrefix("http://127.0.0.1:") && $0.hasSuffix("as expected") })
+        #expect(try temporary.contents().isEmpty)
+    }
+
+    // MARK: against the loopback server, in this test process
+
+    @Test func fetchesFromTheLoopbackServerWithHeaders() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let run = try await CourierBinary.run(["-i", "\(base)/data.json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdoutText.hasPrefix("HTTP/1.1 200 "))
+        #expect(run.stdoutText.contains("Content-Type: application/json"))
+        #expect(run.stdoutText.hasSuffix("\n\n" + LoopbackServer.json))
+
+        let redirected = try await CourierBinary.run(["\(base)/redirect", "\(base)/cookies/set",
+                                                      "http://user:secret@127.0.0.1:\(server.port)/auth"])
+        #expect(redirected.status == 0, "\(redirected.stderr)")
+        #expect(redirected.stdoutText == LoopbackServer.text
+            + LoopbackServer.cookieEcho("\(LoopbackServer.cookieName)=\(LoopbackServer.cookieValue)")
+            + LoopbackServer.authorized)
+
+        let large = try await CourierBinary.run(["\(base)/large.bin"])
+        #expect(large.status == 0)
+        #expect(sameBytes(large.stdout, LoopbackServer.largeBody), "got \(large.stdout.count) bytes")
+    }
+
+    @Test func failOnTheLoopbackServersErrors() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let missing = try await CourierBinary.run(["--fail", "http://127.0.0.1:\(server.port)/missing"])
+        #expect(missing.status == ToolExit.serverError.rawValue)
+        #expect(missing.stdout.isEmpty)
+        let unauthorized = try await CourierBinary.run(["--fail", "http://127.0.0.1:\(server.port)/auth"])
+        #expect(unauthorized.status == ToolExit.serverError.rawValue)
+        #expect(unauthorized.stderr.contains("HTTP 401"))
     }
 }
 
@@ -373,7 +461,82 @@ struct CourierToolUnitTests {
         let urls = DefaultRun.checks.map(\.url)
         #expect(urls.filter { $0.hasPrefix("data:") }.count >= 5)
         #expect(urls.filter { $0.hasPrefix("{files}/") }.count >= 4)
+        #expect(urls.filter { $0.hasPrefix("http://127.0.0.1:{port}/") }.count >= 6)
+        #expect(urls.contains("http://user:secret@127.0.0.1:{port}/auth"))
+        #expect(urls.filter { $0.hasPrefix("zip://{files-path}/") }.count >= 2)
+        #expect(urls.filter { $0.hasPrefix("gopher://127.0.0.1:{gopher-port}/") }.count >= 2)
         #expect(DefaultRun.checks.contains { if case .failure(.unsupportedURL) = $0.expect { true } else { false } })
         #expect(DefaultRun.checks.contains { if case .failure(.badURL) = $0.expect { true } else { false } })
+    }
+
+    @Test func requirementsComeFromTheURL() {
+        #expect(DefaultCheck("http://127.0.0.1:{port}/x", .success()).requirements == [.httpServer])
+        #expect(DefaultCheck("gopher://127.0.0.1:{gopher-port}/", .success()).requirements == [.plugin("gopher"), .gopherServer])
+        #expect(DefaultCheck("zip://{files-path}/a.zip!/b", .success()).requirements == [.plugin("zip")])
+        #expect(DefaultCheck("data:,x", .success()).requirements.isEmpty)
+    }
+
+    @Test func aMissingPluginSkipsAndABrokenOneFails() {
+        let gopher = DefaultCheck("gopher://127.0.0.1:{gopher-port}/", .success())
+        #expect(DefaultRunner.blocker(for: gopher, in: [.plugin("gopher"): .ready, .gopherServer: .ready]) == nil)
+        #expect(DefaultRunner.blocker(for: gopher, in: [.plugin("gopher"): .skipped("gone"), .gopherServer: .broken("down")])
+            == .skipped("gone"))
+        #expect(DefaultRunner.blocker(for: gopher, in: [.plugin("gopher"): .ready, .gopherServer: .broken("down")])
+            == .broken("down"))
+        let skipped = DefaultRunner.Result(url: "zip:///a.zip!/b", outcome: FetchOutcome(), milliseconds: 0,
+                                           mismatch: nil, skipped: "libCourierZip.so not found beside courier",
+                                           fetched: false)
+        #expect(DefaultRunner.line(for: skipped).hasSuffix("skipped: libCourierZip.so not found beside courier"))
+        let broken = DefaultRunner.Result(url: "http://127.0.0.1:{port}/", outcome: FetchOutcome(), milliseconds: 0,
+                                          mismatch: "the loopback HTTP server did not start", fetched: false)
+        #expect(DefaultRunner.line(for: broken).contains("  not fetched "))
+        #expect(DefaultRunner.line(for: broken).hasSuffix("UNEXPECTED: the loopback HTTP server did not start"))
+    }
+
+    @Test func expectedBodiesAreCompared() {
+        let ok = FetchOutcome(response: nil, bytes: 3, failure: nil)
+        #expect(DefaultRunner.mismatch(ok, .success(body: "abc"), sample: Data("abc".utf8)) == nil)
+        #expect(DefaultRunner.mismatch(ok, .success(body: "abd"), sample: Data("abc".utf8)) == #"body "abc" (expected "abd")"#)
+        #expect(DefaultRunner.mismatch(ok, .success(body: "ab\n"), sample: Data("abc".utf8)) == #"body "abc" (expected "ab\n")"#)
+    }
+
+    @Test func theCountingSinkKeepsOnlyTheStart() throws {
+        let sink = CountingSink(keeping: 4)
+        try sink.write(Data("abc".utf8))
+        try sink.write(Data("defg".utf8))
+        #expect(sink.bytes == 7)
+        #expect(sink.sample == Data("abcd".utf8))
+    }
+
+    @Test func placeholdersAreFilledIn() {
+        var fixtures = DefaultFixtures(directory: URL(fileURLWithPath: "/tmp/a b!c", isDirectory: true))
+        #expect(fixtures.resolve("{files}/x") == "file:///tmp/a%20b!c/x")
+        #expect(fixtures.resolve("zip://{files-path}/a.zip!/x") == "zip:///tmp/a%20b%21c/a.zip!/x")
+        #expect(fixtures.resolve("{port}") == "{port}", "no server, no port")
+        fixtures.httpPort = 8080
+        fixtures.gopherPort = 7070
+        #expect(fixtures.resolve("http://127.0.0.1:{port}/ gopher://127.0.0.1:{gopher-port}/")
+            == "http://127.0.0.1:8080/ gopher://127.0.0.1:7070/")
+    }
+
+    @Test func pluginsNotBesideTheBinaryAreSkipped() throws {
+        let products = try TemporaryDirectory()
+        defer { products.remove() }
+        let target = products.url.appendingPathComponent("plugins", isDirectory: true)
+        let availability = DefaultPlugins.install(into: target, products: products.url)
+        #expect(availability == ["gopher": .skipped("libCourierGopher.so not found beside courier"),
+                                 "zip": .skipped("libCourierZip.so not found beside courier")])
+        let mode = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
+    @Test func manifestsAreFoundInThePackage() throws {
+        for plugin in DefaultPlugins.plugins {
+            let manifest = try #require(DefaultPlugins.manifest(for: plugin, near: URL(fileURLWithPath: "/nonexistent")))
+            #expect(manifest.path.hasSuffix("Plugins/\(plugin.folder)/manifest.json"))
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: manifest)) as? [String: Any]
+            #expect(object?["library"] as? String == plugin.library)
+            #expect(object?["name"] as? String == plugin.scheme)
+        }
     }
 }

@@ -10,7 +10,17 @@
 //   file-data      --file PATH                file: URL fetched by a data task (MB/s, peak RSS)
 //   file-download  --file PATH                file: URL fetched by a download task (MB/s, peak RSS)
 //   file-read      --file PATH                reference: the file read by Data(contentsOf:)
+//   http-get       --url URL [--count N] [--window N] [--size BYTES]
+//                                             small GETs per second over keep-alive (window 1:
+//                                             sequential); --size is the expected body size
+//   http-data      --url URL --size BYTES     a large body fetched by one data task (MB/s, peak RSS)
+//   http-download  --url URL --size BYTES --file PATH
+//                                             a large body fetched by a download task, moved to PATH
+//   http-upload    --url URL --file PATH      PATH sent by an upload task (PUT; MB/s, peak RSS)
 //   info                                      which implementation this binary uses
+// https: Courier accepts the server's certificate by answering the server-trust challenge with
+// URLCredential(trust:). FoundationNetworking has no server-trust challenge on Linux: it trusts
+// what its libcurl's CA bundle trusts (Benchmarks/run.sh shows it the test certificate there).
 // Common option: --timeout SECONDS (default 300): a measurement that has not finished by then
 // reports "timeout" instead of hanging.
 //
@@ -124,8 +134,10 @@ final class Tally: Sendable {
 struct Options {
     var command = ""
     var count: Int?
-    var window = 256
+    var window: Int?
     var file: String?
+    var url: URL?
+    var size: Int?
     var timeout: Double = 300
 
     static func parse(_ arguments: [String]) -> Options? {
@@ -139,6 +151,8 @@ struct Options {
             case "--count": guard let n = Int(value), n > 0 else { return nil }; options.count = n
             case "--window": guard let n = Int(value), n > 0 else { return nil }; options.window = n
             case "--file": options.file = value
+            case "--url": guard let url = URL(string: value) else { return nil }; options.url = url
+            case "--size": guard let n = Int(value), n > 0 else { return nil }; options.size = n
             case "--timeout": guard let s = Double(value), s > 0 else { return nil }; options.timeout = s
             default: return nil
             }
@@ -389,9 +403,16 @@ final class DownloadProbe: NSObject, URLSessionDownloadDelegate, Sendable {
         }
     }
 
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        answerServerTrust(challenge, completionHandler)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error {
             tally.failed(describe(error))
+        } else if let code = statusCode(task.response), code != 200 {
+            tally.failed("status \(code)")
         } else {
             tally.succeeded(bytes: 0)
         }
@@ -452,6 +473,244 @@ func benchFileDownload(path: String, timeout: Double) {
     result("file_download_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
 }
 
+// MARK: - HTTP measurements (against the nginx that Benchmarks/run.sh starts on 127.0.0.1)
+
+/// Answers a server-trust challenge for the benchmark's own server (a self-signed certificate on
+/// 127.0.0.1) by accepting it, as an app that pins a test server would; everything else gets
+/// default handling. FoundationNetworking never presents server-trust challenges on Linux.
+func answerServerTrust(_ challenge: URLAuthenticationChallenge,
+                       _ completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    #if USE_COURIER
+    if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+       challenge.protectionSpace.host == "127.0.0.1",
+       let trust = challenge.protectionSpace.serverTrust {
+        completionHandler(.useCredential, URLCredential(trust: trust))
+        return
+    }
+    #endif
+    completionHandler(.performDefaultHandling, nil)
+}
+
+/// The session delegate of the HTTP measurements that use completion handlers: it only answers the
+/// server-trust challenge.
+final class TrustingDelegate: NSObject, URLSessionDelegate, Sendable {
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        answerServerTrust(challenge, completionHandler)
+    }
+}
+
+/// The status code of a response, or nil when it is not HTTP.
+func statusCode(_ response: URLResponse?) -> Int? {
+    (response as? HTTPURLResponse)?.statusCode
+}
+
+/// 5. Small GETs over keep-alive: N requests for the same URL on one session, at most `window` in
+/// flight (1: one after another). The session allows `window` connections per host (at least 6,
+/// the default), so that `window` requests can really be in flight over HTTP/1.1. Reports
+/// requests per second (after a warm-up that opens the connections) and peak RSS.
+func benchHTTPGet(url: URL, count: Int, window: Int, expectedSize: Int?, timeout: Double) {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpMaximumConnectionsPerHost = max(6, window)
+    let session = URLSession(configuration: configuration, delegate: TrustingDelegate(), delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+
+    func run(_ url: URL, _ n: Int, tally: Tally) -> UInt64? {
+        let slots = DispatchSemaphore(value: window)
+        let group = DispatchGroup()
+        let deadline = DispatchTime.now() + timeout
+        let start = now()
+        for _ in 0..<n {
+            guard slots.wait(timeout: deadline) == .success else { return nil }
+            group.enter()
+            let task = session.dataTask(with: url) { data, response, error in
+                if let error {
+                    tally.failed(describe(error))
+                } else if statusCode(response) != 200 {
+                    tally.failed("status \(statusCode(response).map(String.init) ?? "none")")
+                } else if let data, expectedSize == nil || data.count == expectedSize {
+                    tally.succeeded(bytes: data.count)
+                } else {
+                    tally.failed("unexpected body: \(data?.count ?? -1) bytes")
+                }
+                slots.signal()
+                group.leave()
+            }
+            task.resume()
+        }
+        guard group.wait(timeout: deadline) == .success else { return nil }
+        return now() - start
+    }
+
+    // Warm-up: opens the connections (and TLS sessions) and creates the lazily made machinery. Its
+    // requests carry "-warm" at the end of the URL (or a query "?warm"), so that the server's log
+    // tells them from the measured ones.
+    let warmURL = URL(string: url.absoluteString + (url.query == nil ? "?warm" : "-warm")) ?? url
+    let warmTally = Tally()
+    guard run(warmURL, min(count, max(200, 4 * window)), tally: warmTally) != nil else {
+        result("http_get_per_sec", "timeout", "req/s")
+        note("warm-up did not finish within \(timeout) s: \(warmTally.snapshot.completed) completed")
+        return
+    }
+    if warmTally.snapshot.failed == warmTally.snapshot.completed {
+        note("every warm-up request failed; first: \(warmTally.snapshot.firstError ?? "?")")
+        result("http_get_per_sec", "failed", "req/s")
+        return
+    }
+    let tally = Tally()
+    guard let elapsed = run(url, count, tally: tally) else {
+        result("http_get_per_sec", "timeout", "req/s")
+        note("\(tally.snapshot.completed) of \(count) requests completed within \(timeout) s")
+        return
+    }
+    let s = tally.snapshot
+    let seconds = Double(elapsed) / 1e9
+    if s.failed > 0 {
+        note("\(s.failed) of \(count) requests failed; first: \(s.firstError ?? "?")")
+        result("http_get_failed", "\(s.failed)", "requests")
+        result("http_get_per_sec", "failed", "req/s")
+        return
+    }
+    result("http_get_per_sec", Double(count) / seconds, "req/s")
+    result("http_get_count", "\(count)", "requests")
+    result("http_get_window", "\(window)", "requests")
+    result("http_get_seconds", seconds, "s", decimals: 3)
+    result("http_get_peak_rss", "\(peakRSS())", "bytes")
+}
+
+/// 6. A large body fetched by one data task with a completion handler (the whole body in memory as
+/// one `Data`). Reports MB/s, peak RSS and peak RSS ÷ body size.
+func benchHTTPData(url: URL, size: Int, timeout: Double) {
+    let session = URLSession(configuration: .ephemeral, delegate: TrustingDelegate(), delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    let finished = DispatchSemaphore(value: 0)
+    let tally = Tally()
+    let baseline = currentRSS()
+
+    let start = now()
+    let task = session.dataTask(with: url) { data, response, error in
+        if let error {
+            tally.failed(describe(error))
+        } else if statusCode(response) != 200 {
+            tally.failed("status \(statusCode(response).map(String.init) ?? "none")")
+        } else if let data {
+            tally.succeeded(bytes: data.count)
+        } else {
+            tally.failed("no data and no error")
+        }
+        tally.state.withLock { $0.finishedAt = now() }
+        finished.signal()
+    }
+    task.resume()
+    guard finished.wait(timeout: .now() + timeout) == .success else {
+        result("http_data_mbps", "timeout", "MB/s")
+        note("the data task did not complete within \(timeout) s")
+        return
+    }
+    let s = tally.snapshot
+    guard s.failed == 0, s.bytes == size else {
+        note(s.failed > 0 ? "the data task failed: \(s.firstError ?? "?")" : "body has \(s.bytes) bytes, expected \(size)")
+        result("http_data_mbps", "failed", "MB/s")
+        return
+    }
+    let seconds = Double(s.finishedAt - start) / 1e9
+    let peak = peakRSS()
+    result("http_data_mbps", Double(size) / seconds / 1e6, "MB/s")
+    result("http_data_seconds", seconds, "s", decimals: 3)
+    result("http_data_bytes", "\(size)", "bytes")
+    result("http_data_baseline_rss", "\(baseline)", "bytes")
+    result("http_data_peak_rss", "\(peak)", "bytes")
+    result("http_data_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+}
+
+/// 7. A large body fetched by a download task with a delegate that checks the temporary file's size
+/// and moves it to `destination`, as an app would; timed until `didCompleteWithError`.
+func benchHTTPDownload(url: URL, size: Int, destination: URL, timeout: Double) {
+    defer { try? FileManager.default.removeItem(at: destination) }
+    let probe = DownloadProbe(destination: destination)
+    let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    let baseline = currentRSS()
+
+    let start = now()
+    session.downloadTask(with: url).resume()
+    guard probe.finished.wait(timeout: .now() + timeout) == .success else {
+        result("http_download_mbps", "timeout", "MB/s")
+        note("the download task did not complete within \(timeout) s")
+        return
+    }
+    let s = probe.tally.snapshot
+    if let problem = s.firstError {
+        note("the download task failed: \(problem)")
+        result("http_download_mbps", "failed", "MB/s")
+        return
+    }
+    guard s.movedTo != nil, s.downloadedSize == size, fileSize(destination.path) == size else {
+        note("downloaded file: \(s.downloadedSize.map(String.init) ?? "missing") bytes, expected \(size)")
+        result("http_download_mbps", "failed", "MB/s")
+        return
+    }
+    let seconds = Double(s.finishedAt - start) / 1e9
+    let peak = peakRSS()
+    result("http_download_mbps", Double(size) / seconds / 1e6, "MB/s")
+    result("http_download_seconds", seconds, "s", decimals: 3)
+    result("http_download_bytes", "\(size)", "bytes")
+    result("http_download_baseline_rss", "\(baseline)", "bytes")
+    result("http_download_peak_rss", "\(peak)", "bytes")
+    result("http_download_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+}
+
+/// 8. A file sent by an upload task (`uploadTask(with:fromFile:)`, method PUT) with a completion
+/// handler; the server must answer 2xx after reading the whole body. Reports MB/s and peak RSS.
+func benchHTTPUpload(url: URL, file: String, timeout: Double) {
+    guard let size = fileSize(file), size > 0 else {
+        note("cannot read the size of \(file)")
+        result("http_upload_mbps", "failed", "MB/s")
+        return
+    }
+    let session = URLSession(configuration: .ephemeral, delegate: TrustingDelegate(), delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    var request = URLRequest(url: url)
+    request.httpMethod = "PUT"
+    request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+    let finished = DispatchSemaphore(value: 0)
+    let tally = Tally()
+    let baseline = currentRSS()
+
+    let start = now()
+    let task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)) { _, response, error in
+        if let error {
+            tally.failed(describe(error))
+        } else if let code = statusCode(response), (200...299).contains(code) {
+            tally.succeeded(bytes: 0)
+        } else {
+            tally.failed("status \(statusCode(response).map(String.init) ?? "none")")
+        }
+        tally.state.withLock { $0.finishedAt = now() }
+        finished.signal()
+    }
+    task.resume()
+    guard finished.wait(timeout: .now() + timeout) == .success else {
+        result("http_upload_mbps", "timeout", "MB/s")
+        note("the upload task did not complete within \(timeout) s")
+        return
+    }
+    let s = tally.snapshot
+    if s.failed > 0 {
+        note("the upload task failed: \(s.firstError ?? "?")")
+        result("http_upload_mbps", "failed", "MB/s")
+        return
+    }
+    let seconds = Double(s.finishedAt - start) / 1e9
+    let peak = peakRSS()
+    result("http_upload_mbps", Double(size) / seconds / 1e6, "MB/s")
+    result("http_upload_seconds", seconds, "s", decimals: 3)
+    result("http_upload_bytes", "\(size)", "bytes")
+    result("http_upload_baseline_rss", "\(baseline)", "bytes")
+    result("http_upload_peak_rss", "\(peak)", "bytes")
+    result("http_upload_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+}
+
 // MARK: - Entry point
 
 @main
@@ -463,6 +722,10 @@ struct Bench {
           file-data      --file PATH
           file-download  --file PATH
           file-read      --file PATH   (reference: Data(contentsOf:), no URLSession)
+          http-get       --url URL [--count N (5000)] [--window N (1)] [--size BYTES]
+          http-data      --url URL --size BYTES
+          http-download  --url URL --size BYTES --file DESTINATION
+          http-upload    --url URL --file PATH
           info
         every measurement also takes --timeout SECONDS (300)
         """
@@ -476,7 +739,7 @@ struct Bench {
         case "info":
             result("implementation", implementation, "-")
         case "data-tasks":
-            benchDataTasks(count: options.count ?? 20_000, window: options.window, timeout: options.timeout)
+            benchDataTasks(count: options.count ?? 20_000, window: options.window ?? 256, timeout: options.timeout)
         case "latency":
             benchLatency(count: options.count ?? 2_000, timeout: options.timeout)
         case "file-data", "file-download", "file-read":
@@ -491,9 +754,26 @@ struct Bench {
             } else {
                 benchFileDownload(path: file, timeout: options.timeout)
             }
+        case "http-get":
+            guard let url = options.url else { usageError() }
+            benchHTTPGet(url: url, count: options.count ?? 5_000, window: options.window ?? 1,
+                         expectedSize: options.size, timeout: options.timeout)
+        case "http-data":
+            guard let url = options.url, let size = options.size else { usageError() }
+            benchHTTPData(url: url, size: size, timeout: options.timeout)
+        case "http-download":
+            guard let url = options.url, let size = options.size, let file = options.file else { usageError() }
+            benchHTTPDownload(url: url, size: size, destination: URL(fileURLWithPath: file), timeout: options.timeout)
+        case "http-upload":
+            guard let url = options.url, let file = options.file else { usageError() }
+            benchHTTPUpload(url: url, file: file, timeout: options.timeout)
         default:
-            FileHandle.standardError.write(Data((usage + "\n").utf8))
-            exit(2)
+            usageError()
         }
+    }
+
+    static func usageError() -> Never {
+        FileHandle.standardError.write(Data((usage + "\n").utf8))
+        exit(2)
     }
 }

@@ -39,4 +39,10 @@ extension URLSession {
         guard case .success(let resume) = decoded else { return nil }
         return URLRequest(url: resume.url)
     }
+
+    /// A registered download task, already resumed, that takes over a data task's load
+    /// (`.becomeDownload`).
+    func makeSuccessorDownloadTask(for request: URLRequest?) -> URLSessionDownloadTask {
+        downloadTask(request, .delegate)
+    }
 }

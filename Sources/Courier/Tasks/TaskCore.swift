@@ -101,6 +101,13 @@ struct TaskCore {
     var waitingForConnectivity = false
     /// `taskIsWaitingForConnectivity` was sent.
     var toldWaitingForConnectivity = false
+    /// Body chunks held while a data task's delegate decides what to do with the response
+    /// (`nil` when not holding): nothing may be delivered before the disposition.
+    var heldBody: [Data]?
+    /// The error the queued completion carries (`nil`: success), once the phase is `.finishing`.
+    var completionError: (any Error)?
+    /// The download task this data task became (`.becomeDownload`); late reports go to it.
+    var successor: URLSessionDownloadTask?
     /// Set by `cancel(byProducingResumeData:)`: keep the partial file.
     var keepPartialFile = false
     /// Where the current response may be cached, as its handler said; `.notAllowed` when the task

@@ -45,8 +45,10 @@ final class TaskEventPipeline: @unchecked Sendable {
     var bytesPending: Int { lock.withLock { pendingBytes } }
 
     /// Adds a step that is done when it returns; `bytes` counts body bytes it delivers.
-    func enqueue(bytes: Int = 0, _ step: @escaping @Sendable () -> Void) {
-        append(.immediate(step, bytes: bytes))
+    /// `beforeCompletion` lets the step in after the pipeline was closed, ahead of the completion,
+    /// as long as the completion has not started (body held during a response disposition).
+    func enqueue(bytes: Int = 0, beforeCompletion: Bool = false, _ step: @escaping @Sendable () -> Void) {
+        append(.immediate(step, bytes: bytes), beforeCompletion: beforeCompletion)
     }
 
     /// Adds a step that holds the pipeline until it calls its `resume` argument.
@@ -95,9 +97,9 @@ final class TaskEventPipeline: @unchecked Sendable {
         if schedule { scheduleDrain() }
     }
 
-    private func append(_ step: Step) {
+    private func append(_ step: Step, beforeCompletion: Bool = false) {
         let schedule: Bool = lock.withLock {
-            if closed { return false }
+            if closed && !(beforeCompletion && !finalStarted) { return false }
             if case .immediate(_, let bytes) = step { pendingBytes += bytes }
             steps.append(step)
             return scheduleIfNeededLocked()

@@ -4,12 +4,21 @@ import Foundation
 /// to the task, tagged with the instance's generation so reports from a stopped instance (after a
 /// redirect, a cancel or a timeout) are ignored.
 final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClient, @unchecked Sendable {
-    private let task: URLSessionTask
+    private let lock = Lock()
+    private var target: URLSessionTask
     private let generation: Int
 
     init(task: URLSessionTask, generation: Int) {
-        self.task = task
+        self.target = task
         self.generation = generation
+    }
+
+    /// The task reports go to: the one that started the handler, or the download task it became.
+    private var task: URLSessionTask { lock.withLock { target } }
+
+    /// Sends every later report to `task` (a data task became a download task).
+    func retarget(to task: URLSessionTask) {
+        lock.withLock { target = task }
     }
 
     func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {

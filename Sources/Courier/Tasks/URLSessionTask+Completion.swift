@@ -13,6 +13,7 @@ extension URLSessionTask {
             var current: ActiveLoad? = nil
             if case .loading(let load) = core.phase { current = load }
             core.phase = .finishing
+            core.completionError = error
             let cacheable = takeResponseToCacheLocked()
             if error == nil { toCache = cacheable }
             if error != nil, kind == .download, core.handlerCanResume, core.bytesReceived > 0 {

@@ -43,7 +43,9 @@ extension URLSessionTask {
             if let progress = core.progress, core.bytesExpectedToReceive >= 0 {
                 progress.totalUnitCount = core.bytesExpectedToReceive
             }
-            return completion.usesDelegate && kind != .download
+            let ask = completion.usesDelegate && kind != .download
+            if ask { core.heldBody = [] }
+            return ask
         }
         guard let ask else { return }
         if kind == .download {
@@ -52,17 +54,19 @@ extension URLSessionTask {
         }
         guard ask, let session, let pipeline, let dataTask = self as? URLSessionDataTask else { return }
         pipeline.enqueueAwaiting { [self] resume in
-            guard let delegate = dataDelegate else { resume(); return }
+            guard let delegate = dataDelegate else {
+                releaseHeldBody()
+                resume()
+                return
+            }
             delegate.urlSession(session, dataTask: dataTask, didReceive: response) { [self] disposition in
                 switch disposition {
                 case .allow:
-                    break
+                    releaseHeldBody()
                 case .cancel:
                     cancel()
                 case .becomeDownload:
-                    complete(error: URLError(.unsupportedURL, url: response.url,
-                                             description: "Turning a data task into a download task is not supported yet."),
-                             generation: nil)
+                    becomeDownload(after: response)
                 }
                 resume()
             }
@@ -70,8 +74,9 @@ extension URLSessionTask {
     }
 
     func handleData(_ data: Data, generation: Int?) {
-        enum Route { case none, write, deliver }
+        enum Route { case none, write, deliver, forward(URLSessionDownloadTask) }
         let (route, progress, received): (Route, Progress?, Int64) = lock.withLock {
+            if case .done = core.phase, let successor = core.successor { return (.forward(successor), nil, 0) }
             guard isCurrentLocked(generation) else { return (.none, nil, 0) }
             core.bytesReceived += Int64(data.count)
             core.lastActivity = monotonicNanoseconds()
@@ -82,6 +87,9 @@ extension URLSessionTask {
             } else if case .data = completion {
                 core.body.append(data)
                 route = .none
+            } else if core.heldBody != nil {
+                core.heldBody?.append(data)
+                route = .none
             } else {
                 route = .deliver
             }
@@ -91,6 +99,8 @@ extension URLSessionTask {
         switch route {
         case .none:
             return
+        case .forward(let successor):
+            successor.handleData(data, generation: generation)
         case .write:
             do {
                 let file = try ensureDownloadFile()
@@ -180,7 +190,9 @@ extension URLSessionTask {
         let pending = completion.usesDelegate && kind != .download ? (pipeline?.bytesPending ?? 0) : 0
         return lock.withLock {
             guard isCurrentLocked(generation) else { return false }
-            if core.state != .running || pending > Self.highWaterBytes {
+            // Body held while the delegate decides about the response counts as pending too.
+            let held = core.heldBody?.reduce(0) { $0 + $1.count } ?? 0
+            if core.state != .running || pending + held > Self.highWaterBytes {
                 core.producerWaiting = true
                 return false
             }
