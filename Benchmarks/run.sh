@@ -15,6 +15,7 @@
 #   BENCH_SKIP_COURIER [0]    1: measure FoundationNetworking and the baselines only
 #   BENCH_CALLGRIND [1]       0: skip counting instructions per data: task (done only when
 #                             valgrind is installed; about 40 s)
+#   BENCH_REVISION [git]      the commit to name in the table (for a copy of the tree without .git)
 #   BENCH_LOCAL [1]           0: skip the data: and file: measurements (HTTP only)
 #   BENCH_HTTP [1]            0: skip the HTTP measurements (they need nginx and openssl)
 #   BENCH_GET_COUNT [10000]   1 KiB GETs per measurement (after a warm-up that is not counted)
@@ -52,7 +53,7 @@ fi
 NEEDED=()
 command -v curl >/dev/null 2>&1 || NEEDED+=(curl)
 if [ "$HTTP_PART" = "1" ]; then
-    [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || NEEDED+=(nginx-light)
+    [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || NEEDED+=(nginx)
     command -v openssl >/dev/null 2>&1 || NEEDED+=(openssl)
 fi
 if [ "${#NEEDED[@]}" -gt 0 ]; then
@@ -516,9 +517,13 @@ F() { echo "${V["foundation:$1"]:-}"; }
 
 CPU="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //' || echo unknown)"
 SWIFT_VERSION="$(swift --version 2>/dev/null | head -1)"
-REVISION="$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git -C "$HERE/.." status --porcelain --untracked-files=no -- Sources 2>/dev/null)" ]; then
-    REVISION+=" with uncommitted changes under Sources/"
+if [ -n "${BENCH_REVISION:-}" ]; then
+    REVISION="$BENCH_REVISION"
+else
+    REVISION="$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    if [ -n "$(git -C "$HERE/.." status --porcelain --untracked-files=no -- Sources 2>/dev/null)" ]; then
+        REVISION+=" with uncommitted changes under Sources/"
+    fi
 fi
 TIMING="bash, best of $REPS"
 if [ -n "$HYPERFINE" ]; then TIMING="hyperfine, best of $REPS"; fi

@@ -45,10 +45,22 @@ final class TaskEventPipeline: @unchecked Sendable {
     var bytesPending: Int { lock.withLock { pendingBytes } }
 
     /// Adds a step that is done when it returns; `bytes` counts body bytes it delivers.
-    /// `beforeCompletion` lets the step in after the pipeline was closed, ahead of the completion,
-    /// as long as the completion has not started (body held during a response disposition).
-    func enqueue(bytes: Int = 0, beforeCompletion: Bool = false, _ step: @escaping @Sendable () -> Void) {
-        append(.immediate(step, bytes: bytes), beforeCompletion: beforeCompletion)
+    func enqueue(bytes: Int = 0, _ step: @escaping @Sendable () -> Void) {
+        append(.immediate(step, bytes: bytes))
+    }
+
+    /// Puts `steps` (each with the body bytes it delivers) ahead of everything still queued — for
+    /// the body held while an awaiting step (the response disposition) was pending, which must come
+    /// right after it. Ignored once the completion has started.
+    func insertNext(_ steps: [(bytes: Int, run: @Sendable () -> Void)]) {
+        guard !steps.isEmpty else { return }
+        let schedule: Bool = lock.withLock {
+            if finalStarted { return false }
+            self.steps.insert(contentsOf: steps.map { Step.immediate($0.run, bytes: $0.bytes) }, at: head)
+            pendingBytes += steps.reduce(0) { $0 + $1.bytes }
+            return scheduleIfNeededLocked()
+        }
+        if schedule { scheduleDrain() }
     }
 
     /// Adds a step that holds the pipeline until it calls its `resume` argument.
@@ -97,9 +109,9 @@ final class TaskEventPipeline: @unchecked Sendable {
         if schedule { scheduleDrain() }
     }
 
-    private func append(_ step: Step, beforeCompletion: Bool = false) {
+    private func append(_ step: Step) {
         let schedule: Bool = lock.withLock {
-            if closed && !(beforeCompletion && !finalStarted) { return false }
+            if closed { return false }
             if case .immediate(_, let bytes) = step { pendingBytes += bytes }
             steps.append(step)
             return scheduleIfNeededLocked()

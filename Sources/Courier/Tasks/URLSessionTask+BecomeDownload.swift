@@ -3,22 +3,20 @@ import Foundation
 // The response dispositions that continue a data task: `.allow` releases the body held while the
 // delegate decided, `.becomeDownload` hands the load over to a new download task.
 extension URLSessionTask {
-    /// Delivers the chunks held during the response disposition, in order, and stops holding.
+    /// Delivers the chunks held during the response disposition, in order, right after the
+    /// disposition (ahead of anything queued meanwhile, such as the completion or `willCacheResponse`),
+    /// and stops holding. Called while the disposition step still holds the pipeline.
     func releaseHeldBody() {
         guard let session, let pipeline, let dataTask = self as? URLSessionDataTask else { return }
         lock.withLock {
-            guard core.state != .canceling else {
-                core.heldBody = nil
-                return
-            }
-            // Enqueued under the lock, so a chunk arriving now cannot overtake the held ones; ahead
-            // of the completion when the load already ended.
-            for chunk in core.heldBody ?? [] {
-                pipeline.enqueue(bytes: chunk.count, beforeCompletion: true) { [self] in
+            defer { core.heldBody = nil }
+            guard core.state != .canceling, let held = core.heldBody else { return }
+            // Inserted under the lock, so a chunk arriving now (enqueued at the end) comes after them.
+            pipeline.insertNext(held.map { chunk in
+                (bytes: chunk.count, run: { [self] in
                     dataDelegate?.urlSession(session, dataTask: dataTask, didReceive: chunk)
-                }
-            }
-            core.heldBody = nil
+                })
+            })
         }
         pipelineDrained(pendingBytes: pipeline.bytesPending)
     }
