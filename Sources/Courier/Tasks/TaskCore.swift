@@ -77,6 +77,10 @@ struct TaskCore {
     /// The `totalBytesWritten` reported so far: the running sum of reported `bytesWritten` (from the
     /// resume offset).
     var reportedWrittenTotal: Int64 = 0
+    /// A delayed `didWriteData` is scheduled for throttled bytes.
+    var writeReportDeferred = false
+    /// Monotonic nanoseconds of the last `didWriteData` scheduled.
+    var lastWriteReport: UInt64 = 0
     /// A `didWriteData` step is queued and will report ``unreportedWrittenBytes``.
     var writeReportQueued = false
     /// The idle timeout (`timeoutIntervalForRequest`) in nanoseconds; 0 for none.

@@ -101,6 +101,7 @@ extension URLSessionTask {
         case .delegate:
             if kind == .download, error == nil, let downloadTask = self as? URLSessionDownloadTask,
                let location = finishedDownloadLocation(file) {
+                reportWrittenBytes()
                 downloadDelegate?.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location)
                 file?.remove()
             } else if !keepFile {

@@ -7,6 +7,10 @@ extension URLSessionTask {
     static let highWaterBytes = 8 << 20
     /// Low-water mark at which a paused handler is resumed.
     static let lowWaterBytes = 2 << 20
+    /// `didWriteData` is sent at most once per this many bytes or this many nanoseconds (and once
+    /// more before `didFinishDownloadingTo`), so fast downloads do not wake the delegate per chunk.
+    static let writeReportBytes: Int64 = 1 << 20
+    static let writeReportInterval: UInt64 = 50_000_000
 
     /// Whether reports from `generation` still count. Call with the lock held.
     func isCurrentLocked(_ generation: Int?) -> Bool {
@@ -110,13 +114,31 @@ extension URLSessionTask {
                 return
             }
             guard completion.usesDelegate else { return }
-            let schedule: Bool = lock.withLock {
+            enum Report { case none, now, later }
+            let report: Report = lock.withLock {
                 core.unreportedWrittenBytes += Int64(data.count)
-                if core.writeReportQueued { return false }
+                if core.writeReportQueued { return .none }
+                let now = monotonicNanoseconds()
+                guard core.unreportedWrittenBytes >= Self.writeReportBytes
+                        || now &- core.lastWriteReport >= Self.writeReportInterval else {
+                    // Throttled: make sure these bytes are reported even if no more arrive.
+                    if core.writeReportDeferred { return .none }
+                    core.writeReportDeferred = true
+                    return .later
+                }
                 core.writeReportQueued = true
-                return true
+                core.lastWriteReport = now
+                return .now
             }
-            if schedule { pipeline?.enqueue { [self] in reportWrittenBytes() } }
+            switch report {
+            case .none:
+                break
+            case .now:
+                pipeline?.enqueue { [self] in reportWrittenBytes() }
+            case .later:
+                let interval = DispatchTimeInterval.nanoseconds(Int(Self.writeReportInterval))
+                DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [self] in flushDeferredWriteReport() }
+            }
         case .deliver:
             guard let session, let dataTask = self as? URLSessionDataTask else { return }
             pipeline?.enqueue(bytes: data.count) { [self] in
@@ -126,7 +148,19 @@ extension URLSessionTask {
     }
 
     /// Sends one `didWriteData` for every write since the last one (runs on the delegate queue).
-    private func reportWrittenBytes() {
+    /// The deferred `didWriteData` for bytes a throttled report left behind.
+    private func flushDeferredWriteReport() {
+        let schedule: Bool = lock.withLock {
+            core.writeReportDeferred = false
+            guard core.unreportedWrittenBytes > 0, !core.writeReportQueued else { return false }
+            core.writeReportQueued = true
+            core.lastWriteReport = monotonicNanoseconds()
+            return true
+        }
+        if schedule { pipeline?.enqueue { [self] in reportWrittenBytes() } }
+    }
+
+    func reportWrittenBytes() {
         guard let session, let downloadTask = self as? URLSessionDownloadTask else { return }
         let (written, total, expected): (Int64, Int64, Int64) = lock.withLock {
             let written = core.unreportedWrittenBytes

@@ -33,6 +33,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         if maximumConnectionsPerHost > 0 {
             _ = courier_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         }
+        // Keep idle connections for reuse: without this libcurl keeps only 4 per running transfer
+        // and reconnects whenever fewer transfers run.
+        _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(4 * maximumConnectionsPerHost, 64))
         let thread = Thread { [self] in run() }
         thread.name = "courier.curl"
         thread.start()

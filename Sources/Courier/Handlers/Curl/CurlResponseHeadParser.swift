@@ -20,8 +20,7 @@ struct CurlResponseHeadParser {
     mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
-        if line.isEmpty {
+        if end == 0 {
             defer { reset() }
             guard let statusLine else { return .needMore }
             guard let (version, code) = Self.parseStatusLine(statusLine) else { return .malformed(statusLine) }
@@ -29,21 +28,31 @@ struct CurlResponseHeadParser {
             return .head(CurlResponseHead(statusCode: code, httpVersion: version, fields: fields))
         }
         if statusLine == nil {
-            statusLine = line
+            statusLine = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
             return .needMore
         }
-        if line.first == " " || line.first == "\t", let lastName {
+        if bytes[0] == 0x20 || bytes[0] == 0x09, let lastName {
             let previous = fields.value(for: lastName) ?? ""
-            fields.set(previous + " " + line.trimmingCharacters(in: .whitespaces), for: lastName)
+            fields.set(previous + " " + Self.trimmedString(bytes, from: 0, to: end), for: lastName)
             return .needMore
         }
-        guard let colon = line.firstIndex(of: ":") else { return .needMore }
-        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        // Split and trim on bytes: this runs for every header line of every response.
+        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
+        let name = Self.trimmedString(bytes, from: 0, to: colon)
+        let value = Self.trimmedString(bytes, from: colon + 1, to: end)
         guard !name.isEmpty else { return .needMore }
         fields.add(value, for: name)
         lastName = name
         return .needMore
+    }
+
+    /// The bytes in `start..<end` without surrounding spaces and tabs, as a string.
+    private static func trimmedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
+        var lower = start
+        var upper = end
+        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
     }
 
     private mutating func reset() {
