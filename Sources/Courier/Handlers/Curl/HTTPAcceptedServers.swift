@@ -19,8 +19,16 @@ final class HTTPAcceptedServers: HandlerSessionResource, @unchecked Sendable {
         lock.withLock { servers[Self.key(url)] }
     }
 
-    func accept(_ server: HTTPServerTrust, for url: URL) {
-        lock.withLock { servers[Self.key(url)] = server }
+    /// Remembers `server` for `url`'s host and port and returns what is remembered: an earlier
+    /// acceptance of the same key wins, so concurrent first tasks end up with one pin (and libcurl,
+    /// seeing equal TLS settings, can share their connections).
+    func accept(_ server: HTTPServerTrust, for url: URL) -> HTTPServerTrust {
+        lock.withLock {
+            let key = Self.key(url)
+            if let existing = servers[key], existing.publicKey == server.publicKey { return existing }
+            servers[key] = server
+            return server
+        }
     }
 
     func shutDown() {

@@ -6,6 +6,8 @@ import Foundation
 /// server is accepted.
 final class HTTPServerTrust: @unchecked Sendable {
     private let keyFile: URL
+    /// The pinned SubjectPublicKeyInfo (DER).
+    let publicKey: Data
 
     /// Pins the leaf of `trust`; `nil` when its certificate cannot be read.
     init?(accepting trust: SecTrust) {
@@ -15,6 +17,7 @@ final class HTTPServerTrust: @unchecked Sendable {
         guard FileManager.default.createFile(atPath: file.path, contents: publicKey,
                                              attributes: [.posixPermissions: 0o600]) else { return nil }
         keyFile = file
+        self.publicKey = publicKey
     }
 
     deinit { try? FileManager.default.removeItem(at: keyFile) }

@@ -358,16 +358,18 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private func answerTrust(_ answer: HTTPChallengeSender.Answer, trust: SecTrust, error: URLError) {
         switch answer {
         case .use(let credential):
-            guard let accepted = HTTPServerTrust(accepting: credential.trust ?? trust) else {
+            guard let candidate = HTTPServerTrust(accepting: credential.trust ?? trust) else {
                 failChallenge(with: error)
                 return
             }
+            let accepted = request.url.flatMap { url in
+                HTTPAcceptedServers.shared(in: environment)?.accept(candidate, for: url)
+            } ?? candidate
             let retry: Bool = lock.withLock {
                 guard state == .challenging else { return false }
                 acceptedServer = accepted
                 return true
             }
-            if let url = request.url { HTTPAcceptedServers.shared(in: environment)?.accept(accepted, for: url) }
             if retry { startAttempt(expecting: .challenging) }
         case .cancel:
             failChallenge(with: URLError(.cancelled, url: request.url, description: "The server-trust challenge was cancelled."))
