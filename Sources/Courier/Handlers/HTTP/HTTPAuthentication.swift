@@ -87,7 +87,7 @@ final class HTTPAuthentication: @unchecked Sendable {
     }
 
     /// Applies the delegate's answer.
-    func resolve(_ answer: HTTPChallengeSender.Answer, environment: HandlerEnvironment) -> Resolution {
+    func resolve(_ answer: HandlerChallengeSender.Answer, environment: HandlerEnvironment) -> Resolution {
         lock.withLock {
             guard spaceIndex < spaces.count else { return .giveUp }
             let space = spaces[spaceIndex]

@@ -314,7 +314,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         let error = URLError(.clientCertificateRequired, url: url, description: "The server requires a client certificate.")
         let space = URLProtectionSpace(host: host, port: url.port ?? 443, protocol: url.scheme?.lowercased(), realm: nil,
                                        authenticationMethod: NSURLAuthenticationMethodClientCertificate)
-        let sender = HTTPChallengeSender { [weak self] answer in
+        let sender = HandlerChallengeSender { [weak self] answer in
             guard let self else { return }
             switch answer {
             case .use(let credential):
@@ -348,14 +348,14 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             let chain = TLSCertificateChainProbe.chain(for: url, timeout: timeout)
             let trust = SecTrust(certificates: chain, host: host, failureReason: detail)
             let space = URLProtectionSpace(host: host, port: port, protocol: url.scheme?.lowercased(), serverTrust: trust)
-            let sender = HTTPChallengeSender { [weak self] answer in self?.answerTrust(answer, trust: trust, error: error) }
+            let sender = HandlerChallengeSender { [weak self] answer in self?.answerTrust(answer, trust: trust, error: error) }
             let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
                                                        failureResponse: nil, error: error, sender: sender)
             client?.urlProtocol(self, didReceive: challenge)
         }
     }
 
-    private func answerTrust(_ answer: HTTPChallengeSender.Answer, trust: SecTrust, error: URLError) {
+    private func answerTrust(_ answer: HandlerChallengeSender.Answer, trust: SecTrust, error: URLError) {
         switch answer {
         case .use(let credential):
             guard let candidate = HTTPServerTrust(accepting: credential.trust ?? trust) else {
@@ -390,7 +390,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     // MARK: Authentication challenges
 
     private func presentChallenge() {
-        guard let challenge = authentication.makeChallenge(sender: HTTPChallengeSender { [weak self] answer in
+        guard let challenge = authentication.makeChallenge(sender: HandlerChallengeSender { [weak self] answer in
             self?.answer(answer)
         }) else {
             finishWithFailureResponse()
@@ -399,7 +399,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         client?.urlProtocol(self, didReceive: challenge)
     }
 
-    private func answer(_ answer: HTTPChallengeSender.Answer) {
+    private func answer(_ answer: HandlerChallengeSender.Answer) {
         guard lock.withLock({ state == .challenging }) else { return }
         switch authentication.resolve(answer, environment: environment) {
         case .retry:

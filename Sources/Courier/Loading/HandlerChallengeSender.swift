@@ -1,8 +1,8 @@
 import Foundation
 
-/// The sender of the challenges the HTTP handler raises: passes the delegate's answer back to the
+/// The sender of the challenges built-in handlers (http, ftp, sftp) raise: passes the delegate's answer back to the
 /// handler instance that is waiting for it.
-final class HTTPChallengeSender: NSObject, URLAuthenticationChallengeSender, @unchecked Sendable {
+final class HandlerChallengeSender: NSObject, URLAuthenticationChallengeSender, @unchecked Sendable {
     /// What the delegate decided.
     enum Answer {
         case use(URLCredential)
