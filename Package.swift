@@ -73,6 +73,8 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier"],
+            // Test servers the tests start as processes (found through #filePath, not bundled).
+            exclude: ["TestServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Loads the plugins above from a directory, as an app would: they are not linked in.

@@ -41,7 +41,7 @@ enum CurlErrorMapping {
         let message = String(cString: curl_easy_strerror(result))
         let text = detail.map { "\(message): \($0)" } ?? message
         if result == CURLE_PEER_FAILED_VERIFICATION, let detail {
-            return URLError(HTTPServerTrust.errorCode(forVerificationFailure: detail), url: url,
+            return URLError(TLSServerTrust.errorCode(forVerificationFailure: detail), url: url,
                             description: "\(text) (libcurl error \(result.rawValue))")
         }
         return URLError(code(for: result), url: url, description: "\(text) (libcurl error \(result.rawValue))")

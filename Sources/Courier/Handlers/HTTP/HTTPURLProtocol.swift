@@ -28,7 +28,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
     /// The server the delegate accepted after a server-trust challenge, if any.
-    private var acceptedServer: HTTPServerTrust?
+    private var acceptedServer: TLSServerTrust?
     /// The client certificate the delegate chose, presented from then on.
     private var clientCertificate: ClientCertificateFiles?
     /// A redirect reported at the end of its transfer, with the start of its body (kept in case
@@ -70,7 +70,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         do {
             try HTTPTransferConfiguration.configure(transfer, for: cacheExchange.outgoingRequest(for: request), environment: environment)
             authentication.apply(to: transfer)
-            let remembered = HTTPAcceptedServers.shared(in: environment)?.server(for: url)
+            let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: url)
             lock.withLock { acceptedServer ?? remembered }?.apply(to: transfer)
             if let remembered { lock.withLock { if acceptedServer == nil { acceptedServer = remembered } } }
             if let files = lock.withLock({ clientCertificate }) { HTTPClientCertificate.apply(files, to: transfer) }
@@ -338,42 +338,27 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     // MARK: Server trust
 
-    /// Asks the delegate whether to trust a server whose certificate failed verification. The
-    /// challenge's protection space carries the chain (fetched by a handshake-only probe).
+    /// Asks the delegate whether to trust a server whose certificate failed verification.
     private func presentTrustChallenge(error: URLError, detail: String?) {
-        guard let url = request.url, let host = url.host else { return }
-        let port = url.port ?? 443
-        let timeout = environment.requestTimeout
-        DispatchQueue.global().async { [self] in
-            let chain = TLSCertificateChainProbe.chain(for: url, timeout: timeout)
-            let trust = SecTrust(certificates: chain, host: host, failureReason: detail)
-            let space = URLProtectionSpace(host: host, port: port, protocol: url.scheme?.lowercased(), serverTrust: trust)
-            let sender = HandlerChallengeSender { [weak self] answer in self?.answerTrust(answer, trust: trust, error: error) }
-            let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
-                                                       failureResponse: nil, error: error, sender: sender)
-            client?.urlProtocol(self, didReceive: challenge)
-        }
+        guard let url = request.url else { return }
+        TLSServerTrustChallenge.present(for: url, error: error, detail: detail, environment: environment,
+                                        deliver: { [weak self] challenge in
+                                            guard let self else { return }
+                                            client?.urlProtocol(self, didReceive: challenge)
+                                        },
+                                        decided: { [weak self] outcome in self?.trustDecided(outcome) })
     }
 
-    private func answerTrust(_ answer: HandlerChallengeSender.Answer, trust: SecTrust, error: URLError) {
-        switch answer {
-        case .use(let credential):
-            guard let candidate = HTTPServerTrust(accepting: credential.trust ?? trust) else {
-                failChallenge(with: error)
-                return
-            }
-            let accepted = request.url.flatMap { url in
-                HTTPAcceptedServers.shared(in: environment)?.accept(candidate, for: url)
-            } ?? candidate
+    private func trustDecided(_ outcome: TLSServerTrustChallenge.Outcome) {
+        switch outcome {
+        case .accept(let accepted):
             let retry: Bool = lock.withLock {
                 guard state == .challenging else { return false }
                 acceptedServer = accepted
                 return true
             }
             if retry { startAttempt(expecting: .challenging) }
-        case .cancel:
-            failChallenge(with: URLError(.cancelled, url: request.url, description: "The server-trust challenge was cancelled."))
-        case .withoutCredential, .defaultHandling, .rejectProtectionSpace:
+        case .fail(let error):
             failChallenge(with: error)
         }
     }

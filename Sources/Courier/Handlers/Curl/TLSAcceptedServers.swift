@@ -4,25 +4,25 @@ import Foundation
 /// tasks of the session connect to them without asking again — as on Apple's platforms, where the
 /// challenge comes once per connection and connections are reused — and, having the same TLS
 /// settings, share their connections.
-final class HTTPAcceptedServers: HandlerSessionResource, @unchecked Sendable {
-    static let resourceKey = "http.accepted-servers"
+final class TLSAcceptedServers: HandlerSessionResource, @unchecked Sendable {
+    static let resourceKey = "tls.accepted-servers"
 
     private let lock = Lock()
-    private var servers: [String: HTTPServerTrust] = [:]
+    private var servers: [String: TLSServerTrust] = [:]
 
     /// The session's table, created on first use.
-    static func shared(in environment: HandlerEnvironment) -> HTTPAcceptedServers? {
-        environment.resources.resource(resourceKey) { HTTPAcceptedServers() }
+    static func shared(in environment: HandlerEnvironment) -> TLSAcceptedServers? {
+        environment.resources.resource(resourceKey) { TLSAcceptedServers() }
     }
 
-    func server(for url: URL) -> HTTPServerTrust? {
+    func server(for url: URL) -> TLSServerTrust? {
         lock.withLock { servers[Self.key(url)] }
     }
 
     /// Remembers `server` for `url`'s host and port and returns what is remembered: an earlier
     /// acceptance of the same key wins, so concurrent first tasks end up with one pin (and libcurl,
     /// seeing equal TLS settings, can share their connections).
-    func accept(_ server: HTTPServerTrust, for url: URL) -> HTTPServerTrust {
+    func accept(_ server: TLSServerTrust, for url: URL) -> TLSServerTrust {
         lock.withLock {
             let key = Self.key(url)
             if let existing = servers[key], existing.publicKey == server.publicKey { return existing }
@@ -36,6 +36,6 @@ final class HTTPAcceptedServers: HandlerSessionResource, @unchecked Sendable {
     }
 
     private static func key(_ url: URL) -> String {
-        "\(url.host?.lowercased() ?? ""):\(url.port ?? 443)"
+        "\(url.host?.lowercased() ?? ""):\(url.port ?? TLSServerTrustChallenge.defaultPort(for: url))"
     }
 }

@@ -1,10 +1,10 @@
 internal import CCurl
 import Foundation
 
-/// A server the delegate accepted after a server-trust challenge: later attempts of the same load
+/// A TLS server (https, ftps) the delegate accepted after a server-trust challenge: later attempts of the same load
 /// connect without chain verification but pin the accepted certificate's public key, so only that
 /// server is accepted.
-final class HTTPServerTrust: @unchecked Sendable {
+final class TLSServerTrust: @unchecked Sendable {
     private let keyFile: URL
     /// The pinned SubjectPublicKeyInfo (DER).
     let publicKey: Data

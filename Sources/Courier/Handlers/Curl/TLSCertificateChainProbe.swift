@@ -6,7 +6,9 @@ import Foundation
 /// challenge after verification failed. Blocking: call it off the loop thread.
 enum TLSCertificateChainProbe {
     /// The chain (DER, leaf first), or an empty array when the server cannot be reached.
-    static func chain(for url: URL, timeout: TimeInterval) -> [Data] {
+    /// `explicitFTPTLS`: an `ftp://` server reached with `AUTH TLS` (the login after the handshake may
+    /// fail; the chain is read anyway).
+    static func chain(for url: URL, timeout: TimeInterval, explicitFTPTLS: Bool = false) -> [Data] {
         guard CurlGlobal.isInitialized, let easy = curl_easy_init() else { return [] }
         defer { curl_easy_cleanup(easy) }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
@@ -22,7 +24,10 @@ enum TLSCertificateChainProbe {
         _ = courier_easy_setopt_long(easy, CURLOPT_CERTINFO, 1)
         _ = courier_easy_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1)
         _ = courier_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, min(timeout, 60)) * 1000))
-        guard curl_easy_perform(easy) == CURLE_OK else { return [] }
+        if explicitFTPTLS { _ = courier_easy_setopt_long(easy, CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue)) }
+        let result = curl_easy_perform(easy)
+        // An FTP server may refuse the probe's anonymous login after the handshake: the chain is there.
+        guard result == CURLE_OK || url.scheme?.lowercased().hasPrefix("ftp") == true else { return [] }
         let count = courier_certinfo_count(easy)
         return (0..<Int(max(count, 0))).compactMap { index in
             guard let pem = courier_certinfo_pem(easy, Int32(index)) else { return nil }
