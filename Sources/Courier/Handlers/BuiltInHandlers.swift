@@ -7,5 +7,6 @@ enum BuiltInHandlers {
         DataURLProtocol.self,
         FileURLProtocol.self,
         HTTPURLProtocol.self,
+        FTPURLProtocol.self,
     ])
 }

@@ -27,6 +27,15 @@ final class CurlRequestBody: @unchecked Sendable {
         self.length = length
     }
 
+    /// The request's body (`httpBody`, else `httpBodyStream` with the `Content-Length` it declares),
+    /// or `nil` when it has none.
+    static func make(for request: URLRequest) -> CurlRequestBody? {
+        if let data = request.httpBody { return CurlRequestBody(data: data) }
+        guard let stream = request.httpBodyStream else { return nil }
+        let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        return CurlRequestBody(stream: stream, length: length)
+    }
+
     deinit {
         if case .stream(let stream) = source { stream.close() }
     }

@@ -16,14 +16,27 @@ final class CurlTransfer: @unchecked Sendable {
     /// Strings libcurl was given by pointer and may read until cleanup.
     private var retainedStrings: [UnsafeMutablePointer<CChar>] = []
     private var finished = false
+    /// What the header callback receives: HTTP response heads, or FTP server replies.
+    private let headerMode: HeaderMode
+    /// The last FTP server reply line (ftp mode), for error messages.
+    private var lastReplyLine = ""
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
+    /// What libcurl passes to the header callback.
+    enum HeaderMode {
+        /// HTTP status lines and fields, parsed into ``CurlResponseHead``s.
+        case http
+        /// FTP server replies ("213 1024"), of which the last line is kept for error messages.
+        case ftp
+    }
+
     /// A transfer with a fresh easy handle; `nil` if libcurl cannot make one.
-    init?(delegate: any CurlTransferDelegate) {
+    init?(delegate: any CurlTransferDelegate, headerMode: HeaderMode = .http) {
         guard CurlGlobal.isInitialized, let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.delegate = delegate
+        self.headerMode = headerMode
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = courier_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = courier_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
@@ -90,7 +103,18 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Reports (loop thread)
 
+    /// The last reply line an FTP server sent (ftp mode), without its line ending.
+    var lastServerReply: String? {
+        let line = lock.withLock { lastReplyLine }
+        return line.isEmpty ? nil : line
+    }
+
     fileprivate func header(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if headerMode == .ftp {
+            let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !line.isEmpty { lock.withLock { lastReplyLine = String(line.prefix(512)) } }
+            return true
+        }
         switch headParser.consume(bytes) {
         case .needMore, .informational:
             return true

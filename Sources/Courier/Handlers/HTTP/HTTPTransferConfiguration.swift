@@ -50,7 +50,7 @@ enum HTTPTransferConfiguration {
         }
 
         let method = (request.httpMethod ?? "GET").uppercased()
-        let body = try makeBody(for: request)
+        let body = CurlRequestBody.make(for: request)
         switch (method, body) {
         case ("GET", nil):
             transfer.set(CURLOPT_HTTPGET, 1)
@@ -67,12 +67,5 @@ enum HTTPTransferConfiguration {
         }
         transfer.setHeaders(lines)
         HTTPProxyConfiguration.apply(environment.proxyDictionary, to: transfer)
-    }
-
-    private static func makeBody(for request: URLRequest) throws(URLError) -> CurlRequestBody? {
-        if let data = request.httpBody { return CurlRequestBody(data: data) }
-        guard let stream = request.httpBodyStream else { return nil }
-        let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-        return CurlRequestBody(stream: stream, length: length)
     }
 }
