@@ -87,7 +87,8 @@ enum DefaultRun {
         DefaultCheck("{files}/hello.txt", .success(mime: "text/plain", bytes: Int64(DefaultFixtures.helloText.utf8.count))),
         DefaultCheck("{files}/large.bin", .success(mime: "application/octet-stream", bytes: largeFileSize)),
         DefaultCheck("{files}/missing.txt", .failure(.fileDoesNotExist)),
-        DefaultCheck("{files}/folder/", .failure(.fileIsDirectory)),
+        // a directory is listed (one JSON entry per line: folder/ holds inside.txt)
+        DefaultCheck("{files}/folder/", .success(mime: URLDirectoryListing.mimeType)),
         // http: against the loopback server the run starts (LoopbackServer)
         DefaultCheck("\(http)/hello.txt", .success(mime: "text/plain", bytes: Int64(LoopbackServer.text.utf8.count),
                                                    charset: "utf-8", status: 200, body: LoopbackServer.text)),

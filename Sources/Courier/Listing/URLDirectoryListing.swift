@@ -85,12 +85,8 @@ public enum URLDirectoryListing {
 
     /// RFC 3339 in UTC; fractional seconds only when the date has them.
     static func formatDate(_ date: Date) -> String {
-        let whole = date.timeIntervalSince1970.rounded(.down)
-        let style = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current)
-        if date.timeIntervalSince1970 == whole {
-            return date.formatted(style)
-        }
-        return date.formatted(style.time(includingFractionalSeconds: true))
+        let fractional = date.timeIntervalSince1970 != date.timeIntervalSince1970.rounded(.down)
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
     }
 
     static func parseDate(_ text: String) -> Date? {

@@ -12,8 +12,11 @@ import Musl
 /// MIME type from the file's extension and the file's size. Downloads can be resumed: the validator
 /// is the file's size, modification time and inode, so a changed file restarts from zero.
 ///
-/// Errors: a missing file → `fileDoesNotExist`, unreadable → `noPermissionsToReadFile`, a directory
-/// → `fileIsDirectory`, a host other than `localhost` → `unsupportedURL`.
+/// A directory is listed: the body is a ``URLDirectoryListing`` (one JSON entry per line, MIME type
+/// ``URLDirectoryListing/mimeType``), the same model the ftp and sftp handlers use.
+///
+/// Errors: a missing file → `fileDoesNotExist`, unreadable → `noPermissionsToReadFile`, a host other
+/// than `localhost` → `unsupportedURL`.
 final class FileURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, @unchecked Sendable {
     static let schemes = ["file"]
     /// Bytes read per chunk.
@@ -33,6 +36,11 @@ final class FileURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     override func startLoading() {
         guard let url = request.url else { return }
+        if url.host.map({ $0.isEmpty || $0.lowercased() == "localhost" }) ?? true, !url.path.isEmpty,
+           FileDirectoryListing.isDirectory(url.path) {
+            deliverListing(of: url)
+            return
+        }
         switch Self.open(url) {
         case .failure(let error):
             client?.urlProtocol(self, didFailWithError: error)
@@ -107,6 +115,23 @@ final class FileURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         default:
             return URLError(.cannotOpenFile, url: url, description: "Cannot open \(path): \(reason).")
         }
+    }
+
+    /// Answers a directory URL with its listing.
+    private func deliverListing(of url: URL) {
+        let entries: [URLDirectoryEntry]
+        do {
+            entries = try FileDirectoryListing.entries(at: url.path)
+        } catch {
+            client?.urlProtocol(self, didFailWithError: Self.error(errno: error.code, url: url, path: url.path))
+            return
+        }
+        let body = URLDirectoryListing.encode(entries)
+        let response = URLResponse(url: url, mimeType: URLDirectoryListing.mimeType,
+                                   expectedContentLength: body.count, textEncodingName: "utf-8")
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        if !body.isEmpty { client?.urlProtocol(self, didLoad: body) }
+        client?.urlProtocolDidFinishLoading(self)
     }
 
     private func deliverResponse(for url: URL, opened: Opened) {

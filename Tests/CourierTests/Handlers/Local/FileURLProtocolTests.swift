@@ -127,19 +127,44 @@ struct FileURLProtocolTests {
         #expect(error == nil)
         #expect(data == contents)
         #expect(response?.mimeType == "application/json")
-        #expect(try await LocalTestSupport.loadError(directoryLink)?.code == .fileIsDirectory)
+        // A link to a directory lists the directory.
+        let (_, linkResponse, linkError) = try await LocalTestSupport.load(directoryLink)
+        #expect(linkError == nil)
+        #expect(linkResponse?.mimeType == URLDirectoryListing.mimeType)
         let dangling = try await LocalTestSupport.loadError(danglingLink)
         #expect(dangling?.code == .fileDoesNotExist)
         #expect(dangling?.failingURL == danglingLink)
     }
 
-    @Test func directory() async throws {
+    @Test func directoryIsListed() async throws {
         let directory = try LocalTempDirectory()
         defer { directory.remove() }
-        for target in [directory.url, try #require(URL(string: "file://" + directory.url.path))] {
-            let error = try await LocalTestSupport.loadError(target)
-            #expect(error?.code == .fileIsDirectory, "\(target)")
-            #expect(error?.failingURL == target, "\(target)")
+        let file = try directory.file("b.txt", Data("twelve bytes".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file.path)
+        try FileManager.default.createDirectory(at: directory.url.appendingPathComponent("a dir"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("c-link").path, withDestinationPath: "b.txt")
+        for target in [directory.url, try #require(URL(string: "file://" + directory.url.path)),
+                       try #require(URL(string: "file://localhost" + directory.url.path + "/"))] {
+            let (data, response, error) = try await LocalTestSupport.load(target)
+            #expect(error == nil, "\(target)")
+            #expect(response?.mimeType == URLDirectoryListing.mimeType)
+            #expect(response?.expectedContentLength == Int64(data?.count ?? -1))
+            let entries = try URLDirectoryListing.decode(try #require(data))
+            #expect(entries.map(\.name) == ["a dir", "b.txt", "c-link"])
+            #expect(entries.map(\.type) == [.directory, .file, .symbolicLink])
+            #expect(entries[1].size == 12)
+            #expect(entries[1].permissions == 0o640)
+            #expect(entries[2].symbolicLinkDestination == "b.txt")
+            let modified = try #require(entries[1].modificationDate)
+            #expect(abs(modified.timeIntervalSinceNow) < 600)
+        }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let listed = try await LocalTestSupport.withTimeout { try await session.directoryListing(from: directory.url).0 }
+        #expect(listed.count == 3)
+        // A file is not a listing.
+        await #expect(throws: URLError.self) {
+            _ = try await LocalTestSupport.withTimeout { try await session.directoryListing(from: file).0 }
         }
     }
 
