@@ -22,7 +22,9 @@
 #   BENCH_GET_WINDOW [32]     GETs in flight in the concurrent measurement
 #   BENCH_HTTP_MIB [512]      size of the HTTP download and data-task body, MiB
 #   BENCH_UPLOAD_MIB [64]     size of the HTTP upload, MiB
-#   BENCH_HTTP_REPS [3]       repetitions of the large HTTP transfers (the small GETs use BENCH_REPS)
+#   BENCH_HTTP_REPS [3]       repetitions of the large HTTP and FTP transfers (the small GETs use BENCH_REPS)
+#   BENCH_FTP [1]             0: skip the FTP measurements (they need vsftpd; see ftp-part.sh)
+#   BENCH_FTP_MIB [512]       size of the FTP download and upload, MiB
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -56,6 +58,8 @@ if [ "$HTTP_PART" = "1" ]; then
     [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || NEEDED+=(nginx)
     command -v openssl >/dev/null 2>&1 || NEEDED+=(openssl)
 fi
+# The FTP part: its knobs, functions, and vsftpd in NEEDED when missing.
+source "$HERE/ftp-part.sh"
 if [ "${#NEEDED[@]}" -gt 0 ]; then
     log "installing ${NEEDED[*]}"
     SUDO=""
@@ -93,6 +97,7 @@ cleanup() {
         kill "$NGINX_PID" 2>/dev/null || true
         wait "$NGINX_PID" 2>/dev/null || true
     fi
+    ftp_stop
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -480,6 +485,9 @@ if [ "$HTTP_STATUS" = "measured" ]; then
     NGINX_PID=""
 fi
 
+# ---------------------------------------------------------------- FTP: vsftpd on 127.0.0.1
+ftp_part
+
 # ---------------------------------------------------------------- the table
 # fmt VALUE DECIMALS: a number with thousands separators, or the word the benchmark printed.
 fmt() {
@@ -697,6 +705,7 @@ EOF
         )"
     fi
 fi
+if [ "$FTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(ftp_table)"; fi
 for key in "${!V[@]}"; do
     case "$key" in *:crash) TABLE+=$'\n'"Crashed: ${key%:crash} (${V[$key]})." ;; esac
 done

@@ -5,7 +5,8 @@
 
 Starts, in this one process, on ephemeral ports of 127.0.0.1:
 
-- standard: pyftpdlib as it comes (EPSV, PASV, PORT/EPRT, MLSD/MLST, REST, SIZE, MDTM).
+- standard: pyftpdlib as it comes (EPSV, PASV, PORT/EPRT, MLSD/MLST, REST, SIZE, MDTM), with
+            150 before every transfer.
 - quirks:   125 instead of 150 before every transfer; no EPSV, MLSD or MLST (500, not in
             FEAT); multi-line 220 banner and 230 login reply.
 - drop:     like standard, but every RETR data connection is closed after --drop-after bytes
@@ -20,8 +21,7 @@ cert.pem/key.pem in --cert-dir, made with openssl when missing (default: a tempo
 When all listen, one line of JSON goes to stdout:
     {"ports": {"standard": N, "quirks": N, ...}, "cert": "/path/cert.pem"}
 The process then serves until its stdin closes (by hand: `sleep infinity | python3 ...`),
-SIGTERM or SIGINT. Exit status 3: pyftpdlib or
-pyOpenSSL is missing (run scripts/setup).
+SIGTERM or SIGINT. Exit status 3: pyftpdlib or pyOpenSSL is missing (run scripts/setup).
 """
 
 import argparse
@@ -62,10 +62,21 @@ class StandardHandler(FTPHandler):
     auth_failed_timeout = 0.05
     # Always send through send(), so the data connection handlers below see every byte.
     use_sendfile = False
+    # The preliminary reply of every transfer (RETR, STOR, APPE, LIST, NLST, MLSD...). pyftpdlib
+    # says 125 when the data connection is already open (it is, with PASV/EPSV and PORT), 150
+    # otherwise; here it is always this one.
+    transfer_reply = "150 Opening data connection."
+
+    def respond(self, resp, *args, **kwargs):
+        if resp[:4] in ("125 ", "150 "):
+            text = resp[4:] if resp[4:].startswith("FILE:") else self.transfer_reply[4:]  # STOU names its file
+            resp = self.transfer_reply[:4] + text
+        super().respond(resp, *args, **kwargs)
 
 
 class QuirksHandler(StandardHandler):
     banner = "Courier quirks server."
+    transfer_reply = "125 Data connection already open; transfer starting."
     # Without EPSV, MLSD and MLST pyftpdlib answers `500 Command "X" not understood.` and
     # leaves them out of FEAT.
     proto_cmds = {name: value for name, value in FTPHandler.proto_cmds.items()
@@ -82,12 +93,6 @@ class QuirksHandler(StandardHandler):
                   " This login reply spans several lines;\r\n"
                   "230-the last one ends it.\r\n")
         super().handle_auth_success(home, password, "Login successful.")
-
-    def respond(self, resp, *args, **kwargs):
-        # Every transfer (RETR, STOR, APPE, LIST, NLST, ...) announces itself with 125.
-        if resp.startswith("150 "):
-            resp = "125 Data connection already open; transfer starting."
-        super().respond(resp, *args, **kwargs)
 
 
 class DropDTPHandler(DTPHandler):
@@ -111,11 +116,29 @@ class DropHandler(StandardHandler):
     dtp_handler = DropDTPHandler
 
 
+class TLSDataHandler(TLS_DTPHandler):
+    """pyftpdlib's TLS data connection, minus a busy loop: while it waits for the client's part
+    of the handshake with data queued to send, it keeps polling for writing and spins a CPU (until
+    the handshake or the 300 s timeout; libcurl 7.88 never does the handshake in active mode).
+    Here it polls for reading only until the handshake completes."""
+    _events_after_handshake = None
+
+    def _do_ssl_handshake(self):
+        super()._do_ssl_handshake()
+        if self._ssl_accepting and self._ssl_want_read and self._wanted_io_events != self.ioloop.READ:
+            self._events_after_handshake = self._wanted_io_events
+            self._wanted_io_events = self.ioloop.READ
+
+    def handle_ssl_established(self):
+        if self._events_after_handshake is not None:
+            self._wanted_io_events, self._events_after_handshake = self._events_after_handshake, None
+
+
 class TLSHandler(TLS_FTPHandler, StandardHandler):
     banner = "Courier explicit FTPS server."
     tls_control_required = True
     tls_data_required = True
-    dtp_handler = TLS_DTPHandler
+    dtp_handler = TLSDataHandler
 
 
 class ImplicitTLSHandler(TLSHandler):
@@ -180,11 +203,17 @@ def main():
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    # Die with the parent: its end of our stdin closes when it exits.
-    threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop()), daemon=True).start()
+
+    def watch_stdin():
+        # Signals go to the main thread, whose poll they interrupt (the loop has no timeout).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+        sys.stdin.buffer.read()  # until the parent, holding the other end, exits
+        stop()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
 
     print(json.dumps({"ports": ports, "cert": cert, "key": key}), flush=True)
-    ioloop.loop(timeout=0.5)
+    ioloop.loop()  # no poll timeout: scheduled calls (delayed replies, drops) run on time
 
 
 if __name__ == "__main__":

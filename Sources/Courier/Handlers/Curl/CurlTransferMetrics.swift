@@ -16,7 +16,11 @@ struct CurlTransferMetrics: Sendable {
     private let requestBytes: Int64
     private let timings: [Int64?]
 
-    init(_ transfer: CurlTransfer, started: Date) {
+    /// - Parameters:
+    ///   - dataConnections: connections the transfer opened besides the one it talks on (an FTP
+    ///     passive-mode data connection), so a reused control connection still counts as reused.
+    ///   - protocolName: the name to report when libcurl's HTTP version says nothing (`ftp`).
+    init(_ transfer: CurlTransfer, started: Date, dataConnections: Int = 0, protocolName fallbackName: String? = nil) {
         self.started = started
         timings = [CURLINFO_NAMELOOKUP_TIME_T, CURLINFO_CONNECT_TIME_T, CURLINFO_APPCONNECT_TIME_T,
                    CURLINFO_PRETRANSFER_TIME_T, CURLINFO_STARTTRANSFER_TIME_T, CURLINFO_TOTAL_TIME_T]
@@ -26,13 +30,13 @@ struct CurlTransferMetrics: Sendable {
         case Int(CURL_HTTP_VERSION_1_1): protocolName = "http/1.1"
         case Int(CURL_HTTP_VERSION_2_0): protocolName = "h2"
         case Int(CURL_HTTP_VERSION_3): protocolName = "h3"
-        default: protocolName = nil
+        default: protocolName = fallbackName
         }
         remoteAddress = transfer.info(string: CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         remotePort = transfer.info(long: CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
         localAddress = transfer.info(string: CURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
         localPort = transfer.info(long: CURLINFO_LOCAL_PORT).flatMap { $0 > 0 ? $0 : nil }
-        reused = remoteAddress != nil && (transfer.info(long: CURLINFO_NUM_CONNECTS) ?? 1) == 0
+        reused = remoteAddress != nil && (transfer.info(long: CURLINFO_NUM_CONNECTS) ?? 1) - dataConnections <= 0
         uploaded = transfer.info(offset: CURLINFO_SIZE_UPLOAD_T) ?? 0
         downloaded = transfer.info(offset: CURLINFO_SIZE_DOWNLOAD_T) ?? 0
         headerBytes = Int64(transfer.info(long: CURLINFO_HEADER_SIZE) ?? 0)

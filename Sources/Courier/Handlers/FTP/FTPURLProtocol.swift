@@ -129,9 +129,16 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
     func transfer(_ transfer: CurlTransfer, didReceive bytes: UnsafeRawBufferPointer) -> Bool {
         let (current, operation): (State, FTPOperation) = lock.withLock { (state, self.operation) }
         guard current == .running else { return current != .paused }
-        if case .list = operation {
+        switch operation {
+        case .list:
             lock.withLock { listing.append(contentsOf: bytes) }
             return true
+        case .probe:
+            // libcurl writes what it learned ("Content-Length: …", "Last-Modified: …") as the body of
+            // a transfer without one; the probe reads the same from CURLINFO instead.
+            return true
+        case .download, .upload:
+            break
         }
         if !lock.withLock({ responseDelivered }) { deliverDownloadResponse(transfer) }
         if let builtIn = client as? BuiltInHandlerClient, !builtIn.canAcceptMoreData {
@@ -165,7 +172,7 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
             return (operation, responseDelivered, started)
         }
         guard let (operation, delivered, start) = outcome else { return }
-        reportMetrics(of: transfer, started: start)
+        reportMetrics(of: transfer, operation: operation, started: start)
         if result == CURLE_OK {
             login?.succeeded(environment: environment)
             finishSuccessfully(operation, transfer: transfer, delivered: delivered)
@@ -358,9 +365,12 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
 
     // MARK: Metrics
 
-    private func reportMetrics(of transfer: CurlTransfer, started: Date) {
+    private func reportMetrics(of transfer: CurlTransfer, operation: FTPOperation, started: Date) {
         guard let builtIn = client as? BuiltInHandlerClient else { return }
-        let measured = CurlTransferMetrics(transfer, started: started)
+        // A passive-mode transfer connects once more, for its data; active mode accepts instead.
+        let dataConnections = operation == .probe || request.ftpUsesActiveMode ? 0 : 1
+        let measured = CurlTransferMetrics(transfer, started: started, dataConnections: dataConnections,
+                                           protocolName: request.url?.scheme?.lowercased())
         let decoded = lock.withLock { deliveredBytes }
         builtIn.didCollectTransactionMetrics {
             measured.apply(to: &$0)
