@@ -134,60 +134,13 @@ final class FTPTestServer: @unchecked Sendable {
 
     // MARK: The shared instance
 
-    private enum LaunchState {
-        case idle
-        case starting([CheckedContinuation<FTPTestServer, any Error>])
-        case ready(FTPTestServer)
-        case failed(String)
+    private static let launch = SharedServerLaunch<FTPTestServer>(name: "the FTP test servers") {
+        let (server, process) = try start()
+        return (server, process)
     }
-
-    private static let launch = Locked<LaunchState>(.idle)
 
     /// The process's FTP servers, started on first use (bounded: it fails within about a minute).
-    static func shared() async throws -> FTPTestServer {
-        try await withCheckedThrowingContinuation { continuation in
-            let startNow: Bool = launch.withLock { state in
-                switch state {
-                case .idle:
-                    state = .starting([continuation])
-                    return true
-                case .starting(let waiting):
-                    state = .starting(waiting + [continuation])
-                    return false
-                case .ready(let server):
-                    continuation.resume(returning: server)
-                    return false
-                case .failed(let message):
-                    continuation.resume(throwing: FaultServerError(message))
-                    return false
-                }
-            }
-            guard startNow else { return }
-            // The thread that starts the servers stays to wait for them, so their parent-death
-            // signal (set with setpriv) fires only when this process ends.
-            let thread = Thread {
-                let outcome: Result<(FTPTestServer, Process), any Error> = Result { try start() }
-                let waiting: [CheckedContinuation<FTPTestServer, any Error>] = launch.withLock { state in
-                    guard case .starting(let list) = state else { return [] }
-                    switch outcome {
-                    case .success(let (server, _)): state = .ready(server)
-                    case .failure(let error): state = .failed("the FTP test servers could not be started: \(error)")
-                    }
-                    return list
-                }
-                for continuation in waiting {
-                    switch outcome {
-                    case .success(let (server, _)): continuation.resume(returning: server)
-                    case .failure(let error):
-                        continuation.resume(throwing: FaultServerError("the FTP test servers could not be started: \(error)"))
-                    }
-                }
-                if case .success(let (_, process)) = outcome { process.waitUntilExit() }
-            }
-            thread.name = "ftp-server-owner"
-            thread.start()
-        }
-    }
+    static func shared() async throws -> FTPTestServer { try await launch.server() }
 
     // MARK: Starting
 

@@ -86,59 +86,13 @@ final class NginxServer: @unchecked Sendable {
 
     // MARK: The shared instance
 
-    private enum LaunchState {
-        case idle
-        case starting([CheckedContinuation<NginxServer, any Error>])
-        case ready(NginxServer)
-        case failed(String)
+    private static let launch = SharedServerLaunch<NginxServer>(name: "nginx") {
+        let (server, process) = try start()
+        return (server, process)
     }
-
-    private static let launch = Locked<LaunchState>(.idle)
 
     /// The process's nginx, started on first use (bounded: it fails within about a minute).
-    static func shared() async throws -> NginxServer {
-        try await withCheckedThrowingContinuation { continuation in
-            let startNow: Bool = launch.withLock { state in
-                switch state {
-                case .idle:
-                    state = .starting([continuation])
-                    return true
-                case .starting(let waiting):
-                    state = .starting(waiting + [continuation])
-                    return false
-                case .ready(let server):
-                    continuation.resume(returning: server)
-                    return false
-                case .failed(let message):
-                    continuation.resume(throwing: FaultServerError(message))
-                    return false
-                }
-            }
-            guard startNow else { return }
-            // The thread that starts nginx stays to wait for it, so nginx's parent-death signal
-            // (set with setpriv) fires only when this process ends.
-            let thread = Thread {
-                let outcome: Result<(NginxServer, Process), any Error> = Result { try start() }
-                let waiting: [CheckedContinuation<NginxServer, any Error>] = launch.withLock { state in
-                    guard case .starting(let list) = state else { return [] }
-                    switch outcome {
-                    case .success(let (server, _)): state = .ready(server)
-                    case .failure(let error): state = .failed("nginx could not be started: \(error)")
-                    }
-                    return list
-                }
-                for continuation in waiting {
-                    switch outcome {
-                    case .success(let (server, _)): continuation.resume(returning: server)
-                    case .failure(let error): continuation.resume(throwing: FaultServerError("nginx could not be started: \(error)"))
-                    }
-                }
-                if case .success(let (_, process)) = outcome { process.waitUntilExit() }
-            }
-            thread.name = "nginx-owner"
-            thread.start()
-        }
-    }
+    static func shared() async throws -> NginxServer { try await launch.server() }
 
     // MARK: Starting
 

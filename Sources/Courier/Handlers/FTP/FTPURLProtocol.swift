@@ -25,7 +25,7 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
     private var transfer: CurlTransfer?
     private var loop: CurlMultiLoop?
     private var responseDelivered = false
-    private var lastBytesSent: Int64 = 0
+    private let uploadProgress = CurlUploadProgress()
     private var started = Date()
     private var login: FTPLogin?
     private var acceptedServer: TLSServerTrust?
@@ -105,8 +105,8 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
             self.operation = operation
             self.transfer = transfer
             self.loop = loop
+            uploadProgress.reset()
             listing = Data()
-            lastBytesSent = 0
             started = Date()
             return true
         }
@@ -155,13 +155,7 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
     }
 
     func transfer(_ transfer: CurlTransfer, didSend totalBytesSent: Int64, of expected: Int64) {
-        let delta: Int64 = lock.withLock {
-            defer { lastBytesSent = totalBytesSent }
-            return totalBytesSent - lastBytesSent
-        }
-        guard delta > 0 else { return }
-        (client as? BuiltInHandlerClient)?.didSendBodyData(delta, totalBytesSent: totalBytesSent,
-                                                           totalBytesExpectedToSend: expected > 0 ? expected : NSURLSessionTransferSizeUnknown)
+        uploadProgress.report(totalBytesSent: totalBytesSent, expected: expected, to: client)
     }
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {

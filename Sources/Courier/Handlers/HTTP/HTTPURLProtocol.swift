@@ -23,7 +23,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var transfer: CurlTransfer?
     private var loop: CurlMultiLoop?
     private var responseDelivered = false
-    private var lastBytesSent: Int64 = 0
+    private let uploadProgress = CurlUploadProgress()
     private var started = Date()
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
@@ -83,9 +83,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             state = .running
             self.transfer = transfer
             self.loop = loop
+            uploadProgress.reset()
             responseDelivered = false
             deliveredBytes = 0
-            lastBytesSent = 0
             started = Date()
             return true
         }
@@ -187,13 +187,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     }
 
     func transfer(_ transfer: CurlTransfer, didSend totalBytesSent: Int64, of expected: Int64) {
-        let delta: Int64 = lock.withLock {
-            defer { lastBytesSent = totalBytesSent }
-            return totalBytesSent - lastBytesSent
-        }
-        guard delta > 0 else { return }
-        (client as? BuiltInHandlerClient)?.didSendBodyData(delta, totalBytesSent: totalBytesSent,
-                                                           totalBytesExpectedToSend: expected > 0 ? expected : NSURLSessionTransferSizeUnknown)
+        uploadProgress.report(totalBytesSent: totalBytesSent, expected: expected, to: client)
     }
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
