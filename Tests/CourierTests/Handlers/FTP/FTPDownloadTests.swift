@@ -127,6 +127,21 @@ struct FTPDownloadTests {
         #expect(try FTPTest.urlError(result.error).code == .cannotConnectToHost)
     }
 
+    @Test func silentServerTimesOut() async throws {
+        // An HTTP server waits for a request, so to an FTP client it never sends its greeting.
+        let silent = try FaultServer()
+        defer { silent.stop() }
+        let session = FTPTest.session { $0.timeoutIntervalForRequest = 1 }
+        defer { session.finishTasksAndInvalidate() }
+        let url = try #require(URL(string: "ftp://127.0.0.1:\(silent.port)/file.txt"))
+        let started = Date()
+        let result = try await session.loadData(url, timeout: 20)
+        let error = try FTPTest.urlError(result.error)
+        #expect(error.code == .timedOut)
+        #expect(error.failingURL == url)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
     @Test func connectionsAreReusedAcrossTasks() async throws {
         let server = try await FTPTest.servers()
         let delegate = EventDelegate()

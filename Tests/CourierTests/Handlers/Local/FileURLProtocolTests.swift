@@ -693,8 +693,10 @@ extension LocalHandlerHeavyTests {
             #expect(second.error == nil)
             #expect(second.contentsMatched == true)
             let offset = try #require(second.resumedAt)
-            #expect(offset > 0 && offset < Int64(size))
-            #expect(second.writes.last?.total == Int64(size))
+            // Under load the whole file can be written before the cancel lands: then the resume
+            // data holds all of it and the resumed task has nothing left to write.
+            #expect(offset > 0 && offset <= Int64(size))
+            if offset < Int64(size) { #expect(second.writes.last?.total == Int64(size)) }
         }
 
         /// `bytes(from:)` suspends the task while more than 4 MiB are unread and resumes it once the
