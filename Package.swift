@@ -77,10 +77,11 @@ let package = Package(
             exclude: ["TestServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        // Loads the plugins above from a directory, as an app would: they are not linked in.
+        // Loads the plugins above from a directory, as an app would: they are not linked in. The kit
+        // is linked only to check that its listing encoder writes what Courier's does.
         .testTarget(
             name: "CourierPluginTests",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "CourierPluginKit"],
             path: "Tests/PluginTests",
             exclude: ["Fixtures"],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -73,6 +73,21 @@ enum DefaultRun {
     private static let gopher = "gopher://127.0.0.1:{gopher-port}"
     private static let zip = "zip://{files-path}/archive.zip!"
 
+    /// The listing the zip plugin answers for the archive's root (``DefaultFixtures/archive``): its
+    /// top-level entries by name, with the Unix modes and the date (1980-01-01 00:00, read as UTC)
+    /// that ``StoredZipArchive`` writes; `docs/` holds `readme.txt`.
+    static let zipRootListing: String = {
+        let written = Date(timeIntervalSince1970: 315_532_800)
+        let entries = [
+            URLDirectoryEntry(name: "data.json", type: .file, size: Int64(DefaultFixtures.zipJSON.utf8.count),
+                              modificationDate: written, permissions: 0o644),
+            URLDirectoryEntry(name: "docs", type: .directory, modificationDate: written, permissions: 0o755),
+            URLDirectoryEntry(name: "hello.txt", type: .file, size: Int64(DefaultFixtures.helloText.utf8.count),
+                              modificationDate: written, permissions: 0o644),
+        ]
+        return String(decoding: URLDirectoryListing.encode(entries), as: UTF8.self)
+    }()
+
     static let checks: [DefaultCheck] = [
         // data: URLs (RFC 2397)
         DefaultCheck("data:,Hello%2C%20World%21", .success(mime: "text/plain", bytes: 13)),
@@ -113,7 +128,8 @@ enum DefaultRun {
                                                   body: DefaultFixtures.helloText)),
         DefaultCheck("\(zip)/data.json", .success(mime: "application/json",
                                                   bytes: Int64(DefaultFixtures.zipJSON.utf8.count))),
-        DefaultCheck("\(zip)/", .success(mime: "text/plain", body: "data.json\ndocs/\nhello.txt\n")),
+        // the archive's root is listed in Courier's listing format, as a file: directory is
+        DefaultCheck("\(zip)/", .success(mime: URLDirectoryListing.mimeType, charset: "utf-8", body: zipRootListing)),
         DefaultCheck("\(zip)/missing.txt", .failure(.fileDoesNotExist)),
         DefaultCheck("\(gopher)/", .success(mime: "application/gopher-menu")),
         DefaultCheck("\(gopher)/0/hello.txt", .success(mime: "text/plain", bytes: Int64(LoopbackGopherServer.text.utf8.count),

@@ -469,6 +469,24 @@ struct CourierToolUnitTests {
         #expect(DefaultRun.checks.contains { if case .failure(.badURL) = $0.expect { true } else { false } })
     }
 
+    @Test func theZipRootCheckExpectsTheArchivesListing() throws {
+        let check = try #require(DefaultRun.checks.first { $0.url == "zip://{files-path}/archive.zip!/" })
+        guard case .success(let mime, _, let charset, _, let body) = check.expect else {
+            Issue.record("the zip root check expects a failure")
+            return
+        }
+        #expect(mime == "application/vnd.courier.directory-listing+jsonl")
+        #expect(charset == "utf-8")
+        let listing = try #require(body)
+        #expect(listing.utf8.count <= DefaultRunner.sampleLimit, "the run compares only the body's start")
+        let entries = try listing.split(separator: "\n").map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(entries.compactMap { $0["name"] as? String } == ["data.json", "docs", "hello.txt"])
+        #expect(entries.compactMap { $0["type"] as? String } == ["file", "directory", "file"])
+        #expect(entries.allSatisfy { $0["modificationDate"] as? String == "1980-01-01T00:00:00Z" })
+    }
+
     @Test func requirementsComeFromTheURL() {
         #expect(DefaultCheck("http://127.0.0.1:{port}/x", .success()).requirements == [.httpServer])
         #expect(DefaultCheck("gopher://127.0.0.1:{gopher-port}/", .success()).requirements == [.plugin("gopher"), .gopherServer])

@@ -64,19 +64,111 @@ struct ZipPluginTests {
         #expect(result.data == Archive.readme)
     }
 
-    @Test func directoriesAreListed() async throws {
+    /// 1980-01-01T00:00:00Z, the DOS date and time `ZipArchiveWriter` writes by default.
+    private static let dosEpoch = Date(timeIntervalSince1970: 315_532_800)
+
+    @Test func directoriesAreListedInCouriersListingFormat() async throws {
         let archive = try Archive()
         defer { archive.remove() }
         let root = await fetch(archive.url(""))
-        #expect(root.error == nil)
-        #expect(root.response?.mimeType == "text/plain")
+        #expect(root.error == nil, "\(String(describing: root.error))")
+        #expect(root.response?.mimeType == URLDirectoryListing.mimeType)
         #expect(root.response?.textEncodingName == "utf-8")
-        #expect(root.text == "docs/\nname with spaces.txt\nreadme.txt\n")
+        #expect(root.response?.expectedContentLength == Int64(root.data?.count ?? -1))
+        let rootEntries = try URLDirectoryListing.decode(try #require(root.data))
+        #expect(rootEntries == [
+            URLDirectoryEntry(name: "docs", type: .directory, modificationDate: Self.dosEpoch, permissions: 0o755),
+            URLDirectoryEntry(name: "name with spaces.txt", type: .file, size: 6, modificationDate: Self.dosEpoch,
+                              permissions: 0o644),
+            URLDirectoryEntry(name: "readme.txt", type: .file, size: Int64(Archive.readme.count),
+                              modificationDate: Self.dosEpoch, permissions: 0o644),
+        ])
+        // The plugin's bytes are Courier's encoding of the same entries.
+        #expect(root.data == URLDirectoryListing.encode(rootEntries))
+
+        // `deep/` exists only as a prefix of `docs/deep/note.json`: a name and a type, nothing more.
         let docs = await fetch(archive.url("docs/"))
-        #expect(docs.text == "deep/\nindex.html\n")
-        // A directory that exists only as a prefix of its entries.
+        #expect(docs.text.hasPrefix(#"{"name":"deep","type":"directory"}"# + "\n"))
+        #expect(try URLDirectoryListing.decode(try #require(docs.data)) == [
+            URLDirectoryEntry(name: "deep", type: .directory),
+            URLDirectoryEntry(name: "index.html", type: .file, size: Int64(Archive.page.count),
+                              modificationDate: Self.dosEpoch, permissions: 0o644),
+        ])
+        // A directory that exists only as a prefix of its entries, named without a trailing slash.
         let deep = await fetch(archive.url("docs/deep"))
-        #expect(deep.text == "note.json\n")
+        #expect(deep.response?.mimeType == URLDirectoryListing.mimeType)
+        #expect(try URLDirectoryListing.decode(try #require(deep.data)).map(\.name) == ["note.json"])
+
+        // HEAD: the listing's type and length, no body.
+        var head = URLRequest(url: archive.url("docs/"))
+        head.httpMethod = "HEAD"
+        let headResult = await fetch(head)
+        #expect(headResult.error == nil)
+        #expect(headResult.response?.mimeType == URLDirectoryListing.mimeType)
+        #expect(headResult.data?.isEmpty != false)
+    }
+
+    @Test func theSessionDecodesTheListing() async throws {
+        let archive = try Archive()
+        defer { archive.remove() }
+        let session = makeSession()
+        let (entries, response) = try await session.directoryListing(from: archive.url("docs/"))
+        #expect(response.mimeType == URLDirectoryListing.mimeType)
+        #expect(entries.map(\.name) == ["deep", "index.html"])
+        #expect(entries.map(\.type) == [.directory, .file])
+        let (root, _) = try await session.directoryListing(from: archive.url(""))
+        #expect(root.map(\.name) == ["docs", "name with spaces.txt", "readme.txt"])
+        // A file entry is not a listing.
+        await #expect {
+            _ = try await session.directoryListing(from: archive.url("readme.txt"))
+        } throws: { error in
+            (error as? URLError)?.code == .cannotParseResponse
+        }
+        await #expect {
+            _ = try await session.directoryListing(from: archive.url("no/such/dir/"))
+        } throws: { error in
+            (error as? URLError)?.code == .fileDoesNotExist
+        }
+    }
+
+    @Test func listingsCarryLinksModesDatesAndNames() async throws {
+        try InstalledPlugins.install()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-zip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var writer = ZipArchiveWriter()
+        writer.add("link", Data("docs/index.html".utf8), mode: 0o120777)
+        writer.add("dos.txt", Data("dos".utf8), system: 0)    // MS-DOS: no Unix mode, so no permissions
+        // 2024-05-06 07:08:10 in DOS date and time.
+        writer.add("dated.txt", Data("d".utf8), modified: (date: 44 << 9 | 5 << 5 | 6, time: 7 << 11 | 8 << 5 | 5))
+        writer.add("café \"quoted\".txt", Data("q".utf8), mode: 0o100600)
+        writer.add("a/b/c.txt", Data("c".utf8))
+        writer.add("../escape.txt", Data("x".utf8))          // never listed as `..`
+        writer.add("./dot.txt", Data("x".utf8))              // nor as `.`
+        let file = directory.appendingPathComponent("special.zip")
+        try writer.data.write(to: file)
+        var components = URLComponents()
+        components.scheme = "zip"
+        components.host = ""
+        components.path = file.path + "!/"
+        let url = try #require(components.url)
+
+        let (entries, response) = try await makeSession().directoryListing(from: url)
+        #expect(response.mimeType == URLDirectoryListing.mimeType)
+        let dated = try Date("2024-05-06T07:08:10Z", strategy: .iso8601)
+        #expect(entries == [
+            URLDirectoryEntry(name: "a", type: .directory),
+            URLDirectoryEntry(name: "café \"quoted\".txt", type: .file, size: 1, modificationDate: Self.dosEpoch,
+                              permissions: 0o600),
+            URLDirectoryEntry(name: "dated.txt", type: .file, size: 1, modificationDate: dated, permissions: 0o644),
+            URLDirectoryEntry(name: "dos.txt", type: .file, size: 3, modificationDate: Self.dosEpoch),
+            URLDirectoryEntry(name: "link", type: .symbolicLink, size: 15, modificationDate: Self.dosEpoch,
+                              permissions: 0o777, symbolicLinkDestination: "docs/index.html"),
+        ])
+        let body = await fetch(url)
+        #expect(body.data == URLDirectoryListing.encode(entries))
+        #expect(body.text.contains(#""symbolicLinkDestination":"docs/index.html""#), "slashes are not escaped")
+        #expect(body.text.contains(#""name":"café \"quoted\".txt""#), "UTF-8 as is, quotes escaped")
     }
 
     @Test func compressedEntriesAreInflated() async throws {

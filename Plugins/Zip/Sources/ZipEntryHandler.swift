@@ -8,7 +8,9 @@ import ZIPFoundation
 ///   uncompressed size as the expected length and a MIME type from its extension. Downloads can be
 ///   resumed: the validator is the archive's size and modification time and the entry's CRC-32.
 /// - A directory (the root, a path ending in `/`, or a path that only prefixes entries) answers
-///   `text/plain` with one child name per line, directories ending in `/`.
+///   with Courier's directory listing (``PluginDirectoryListing``: MIME type
+///   `application/vnd.courier.directory-listing+jsonl`, one JSON entry per child, sorted by name),
+///   which the host's `URLSession.directoryListing(from:)` decodes.
 ///
 /// Errors: archive or entry missing → `fileDoesNotExist`; the archive is a directory →
 /// `fileIsDirectory`; unreadable → `noPermissionsToReadFile`; not a zip archive →
@@ -68,22 +70,15 @@ final class ZipEntryHandler: PluginHandler, @unchecked Sendable {
         }
     }
 
-    /// Answers a directory with the names of its children.
+    /// Answers a directory with its children in Courier's listing format (see ``ZipDirectoryListing``).
     private func list(_ location: ZipURL, in archive: Archive) {
         var prefix = location.entryPath
         if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
-        var children = Set<String>()
-        for entry in archive where entry.path.hasPrefix(prefix) && entry.path != prefix {
-            let rest = entry.path.dropFirst(prefix.count)
-            guard let first = rest.split(separator: "/", omittingEmptySubsequences: true).first else { continue }
-            let isDirectory = rest.count > first.count || entry.type == .directory
-            children.insert(String(first) + (isDirectory ? "/" : ""))
-        }
-        guard !children.isEmpty || prefix.isEmpty || archive[prefix] != nil else {
+        guard let entries = ZipDirectoryListing.entries(under: prefix, in: archive) else {
             return client.didFail(.fileDoesNotExist, message: "The archive has no entry \(location.entryPath).")
         }
-        let body = Data(children.sorted().map { $0 + "\n" }.joined().utf8)
-        client.didReceive(PluginResponse(mimeType: "text/plain", textEncodingName: "utf-8",
+        let body = PluginDirectoryListing.encode(entries)
+        client.didReceive(PluginResponse(mimeType: PluginDirectoryListing.mimeType, textEncodingName: "utf-8",
                                          expectedContentLength: Int64(body.count)))
         if request.httpMethod != "HEAD", !body.isEmpty { client.didLoad(body) }
         if !isStopped { client.didFinishLoading() }

@@ -8,7 +8,13 @@ struct ZipArchiveWriter {
     private var count = 0
 
     /// Adds a file entry (`path` without a leading `/`), or a directory entry when `path` ends in `/`.
-    mutating func add(_ path: String, _ contents: Data = Data()) {
+    ///
+    /// By default the entry is made by Unix with mode 0100644 (0040755 for a directory) and dated
+    /// 1980-01-01 00:00. `mode` replaces the Unix mode (0120777 makes a symbolic link whose target is
+    /// `contents`); `system` is the "made by" host (3 Unix, 0 MS-DOS: no mode is written);
+    /// `modified` is the DOS date and time.
+    mutating func add(_ path: String, _ contents: Data = Data(), mode: UInt32? = nil, system: UInt8 = 3,
+                      modified: (date: UInt16, time: UInt16) = (0x21, 0)) {
         let name = Data(path.utf8)
         let crc = Self.crc32(contents)
         let offset = UInt32(body.count)
@@ -17,7 +23,7 @@ struct ZipArchiveWriter {
         local.append16(10)            // version needed
         local.append16(0x0800)        // flags: UTF-8 names
         local.append16(0)             // stored
-        local.append16(0); local.append16(0x21)  // time, date (1980-01-01)
+        local.append16(modified.time); local.append16(modified.date)
         local.append32(crc)
         local.append32(UInt32(contents.count)); local.append32(UInt32(contents.count))
         local.append16(UInt16(name.count)); local.append16(0)
@@ -25,15 +31,16 @@ struct ZipArchiveWriter {
 
         var entry = Data()
         entry.append32(0x0201_4B50)
-        entry.append16(0x031E)        // made by: Unix, 3.0
+        entry.append16(UInt16(system) << 8 | 0x1E)  // made by: system, 3.0
         entry.append16(10); entry.append16(0x0800); entry.append16(0)
-        entry.append16(0); entry.append16(0x21)
+        entry.append16(modified.time); entry.append16(modified.date)
         entry.append32(crc)
         entry.append32(UInt32(contents.count)); entry.append32(UInt32(contents.count))
         entry.append16(UInt16(name.count)); entry.append16(0); entry.append16(0)
         entry.append16(0); entry.append16(0)
         let isDirectory = path.hasSuffix("/")
-        entry.append32((isDirectory ? 0o040755 : 0o100644) << 16 | (isDirectory ? 0x10 : 0))
+        let unixMode: UInt32 = system == 3 ? mode ?? (isDirectory ? 0o040755 : 0o100644) : 0
+        entry.append32(unixMode << 16 | (isDirectory ? 0x10 : 0))
         entry.append32(offset)
         entry.append(name)
         central.append(entry)
