@@ -29,10 +29,16 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // libssh2, the engine of the sftp handler (apt: libssh2-1-dev).
+        .systemLibrary(
+            name: "CSSH2",
+            pkgConfig: "libssh2",
+            providers: [.apt(["libssh2-1-dev"])]
+        ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl", "CourierPluginABI"],
+            dependencies: ["CCurl", "CSSH2", "CourierPluginABI"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The plugin ABI: the C header every plugin and the host are built against.

@@ -8,5 +8,6 @@ enum BuiltInHandlers {
         FileURLProtocol.self,
         HTTPURLProtocol.self,
         FTPURLProtocol.self,
+        SFTPURLProtocol.self,
     ])
 }

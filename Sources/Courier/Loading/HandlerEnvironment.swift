@@ -22,6 +22,10 @@ struct HandlerEnvironment: @unchecked Sendable {
     var waitsForConnectivity = false
     /// The TLS versions connections may use.
     var tlsVersions: ClosedRange<UInt16> = 0x0303...0x0304
+    /// `sshKnownHostsURL`: the known-hosts file for SSH host keys (`nil`: the user's and the system's).
+    var sshKnownHostsURL: URL?
+    /// Where the SSH agent socket and the default identity files are.
+    var sshUserEnvironment = SSHUserEnvironment.process
 
     /// An environment with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerEnvironment {

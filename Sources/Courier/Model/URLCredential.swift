@@ -10,6 +10,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     private let _persistence: Persistence
     private let _trust: SecTrust?
     private let _clientCertificate: ClientCertificateFiles?
+    private let _sshPrivateKey: SSHPrivateKeyFile?
 
     private static let userKey = "NS._user"
     private static let passwordKey = "NS._password"
@@ -27,6 +28,33 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _persistence = persistence
         _trust = nil
         _clientCertificate = nil
+        _sshPrivateKey = nil
+        super.init()
+    }
+
+    /// An SSH public-key credential for `sftp:` URLs: the user name and the private key file to sign with.
+    ///
+    /// The key file is read when the credential is used. OpenSSH-format keys (`ssh-keygen`'s default)
+    /// and PEM keys work; ed25519 and ECDSA keys always, RSA keys as far as the system's libssh2
+    /// allows (libssh2 before 1.11 signs only with SHA-1, which OpenSSH 8.8 and later refuse — the load
+    /// then fails with `URLError.userAuthenticationRequired` saying so). A public key file next to the
+    /// private one is not needed.
+    ///
+    /// Such a credential has a ``user`` but no ``password``. Credential storages keep it in memory
+    /// only, even with `.permanent` persistence.
+    ///
+    /// - Parameters:
+    ///   - user: The SSH user name.
+    ///   - privateKeyURL: The private key file.
+    ///   - passphrase: The passphrase of an encrypted key, `nil` for a key without one.
+    ///   - persistence: How long a credential storage keeps it.
+    public init(user: String, privateKeyURL: URL, passphrase: String?, persistence: URLCredential.Persistence) {
+        _user = user
+        _password = ""
+        _persistence = persistence
+        _trust = nil
+        _clientCertificate = nil
+        _sshPrivateKey = SSHPrivateKeyFile(url: privateKeyURL, passphrase: passphrase)
         super.init()
     }
 
@@ -38,6 +66,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _persistence = .forSession
         _trust = trust
         _clientCertificate = nil
+        _sshPrivateKey = nil
         super.init()
     }
 
@@ -59,11 +88,15 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _trust = nil
         _clientCertificate = ClientCertificateFiles(certificate: clientCertificateURL, privateKey: privateKeyURL,
                                                     passphrase: passphrase)
+        _sshPrivateKey = nil
         super.init()
     }
 
     /// The certificate files of a client-certificate credential.
     var clientCertificate: ClientCertificateFiles? { _clientCertificate }
+
+    /// The private key file of an SSH public-key credential.
+    var sshPrivateKey: SSHPrivateKeyFile? { _sshPrivateKey }
 
     /// The server trust this credential accepts, for `init(trust:)` credentials.
     var trust: SecTrust? { _trust }
@@ -80,6 +113,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _password = password.map { String(describing: $0) } ?? ""
         _trust = nil
         _clientCertificate = nil
+        _sshPrivateKey = nil
         _persistence = UInt(exactly: rawPersistence).flatMap(Persistence.init(rawValue:)) ?? .none
         super.init()
     }
@@ -116,6 +150,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         guard let other = object as? URLCredential else { return false }
         if other === self { return true }
         return other.user == user && other.password == password && other.persistence == persistence
+            && other._sshPrivateKey == _sshPrivateKey
     }
 
     /// A hash consistent with `isEqual(_:)`.
@@ -124,6 +159,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         hasher.combine(user)
         hasher.combine(password)
         hasher.combine(persistence)
+        hasher.combine(_sshPrivateKey)
         return hasher.finalize()
     }
 
@@ -133,11 +169,11 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     /// The user name.
     open var user: String? { _trust == nil && _clientCertificate == nil ? _user : nil }
 
-    /// The password.
-    open var password: String? { _trust == nil && _clientCertificate == nil ? _password : nil }
+    /// The password; `nil` for server-trust, client-certificate and SSH-key credentials.
+    open var password: String? { _trust == nil && _clientCertificate == nil && _sshPrivateKey == nil ? _password : nil }
 
     /// Whether the credential carries a password; always `true` for password credentials.
-    open var hasPassword: Bool { _trust == nil && _clientCertificate == nil }
+    open var hasPassword: Bool { _trust == nil && _clientCertificate == nil && _sshPrivateKey == nil }
 
     /// A summary naming the user and persistence; the password is never printed.
     override open var description: String {

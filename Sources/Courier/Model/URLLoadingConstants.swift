@@ -28,6 +28,13 @@ public let NSURLAuthenticationMethodClientCertificate: String = "NSURLAuthentica
 /// TLS server-trust evaluation: the client decides whether to trust the server's certificate.
 public let NSURLAuthenticationMethodServerTrust: String = "NSURLAuthenticationMethodServerTrust"
 
+/// SSH host-key verification (Courier's `sftp:` handler): the server's host key is not in the known-hosts
+/// file, or differs from the key recorded there. The protection space's realm names the key
+/// (``URLProtectionSpace/sshHostKeyType`` and ``URLProtectionSpace/sshHostKeyFingerprint``); answer
+/// `.useCredential` (with any credential, or none) to accept the key for the rest of the session,
+/// `.performDefaultHandling` or `.rejectProtectionSpace` to refuse it, `.cancelAuthenticationChallenge` to cancel.
+public let NSURLAuthenticationMethodSSHHostKey: String = "NSURLAuthenticationMethodSSHHostKey"
+
 // MARK: - Credential storage
 
 /// Option key for `URLCredentialStorage.remove(_:for:options:)`: also remove credentials synchronised

@@ -91,11 +91,11 @@ open class URLProtectionSpace: NSObject, NSCopying, @unchecked Sendable {
     open var realm: String? { _realm }
 
     /// Whether a credential for this space travels protected: the protocol (or proxy type) is
-    /// HTTPS/FTPS, or the authentication method never sends the password in clear text
+    /// HTTPS/FTPS/SFTP, or the authentication method never sends the password in clear text
     /// (Digest, NTLM, Negotiate, client certificate or server trust).
     open var receivesCredentialSecurely: Bool {
         switch _protocol?.lowercased() {
-        case NSURLProtectionSpaceHTTPS, "ftps", "wss":
+        case NSURLProtectionSpaceHTTPS, "ftps", "wss", "sftp":
             return true
         default:
             break

@@ -105,6 +105,8 @@ open class URLSession: NSObject, @unchecked Sendable {
                                          proxyDictionary: copy.connectionProxyDictionary,
                                          requestTimeout: copy.timeoutIntervalForRequest)
             environment.waitsForConnectivity = copy.waitsForConnectivity
+            environment.sshKnownHostsURL = copy.sshKnownHostsURL
+            environment.sshUserEnvironment = copy.sshUserEnvironment ?? .process
             let lowest = copy.tlsMinimumSupportedProtocolVersion.rawValue
             environment.tlsVersions = lowest...max(lowest, copy.tlsMaximumSupportedProtocolVersion.rawValue)
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },

@@ -29,6 +29,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var waitsForConnectivity = false
         var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t = .TLSv12
         var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t = .TLSv13
+        var sshKnownHostsURL: URL?
+        var sshUserEnvironment: SSHUserEnvironment?
     }
 
     private let lock = Lock()
@@ -212,6 +214,26 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     open var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t {
         get { self.get(\.tlsMaximumSupportedProtocolVersion) }
         set { self.set(\.tlsMaximumSupportedProtocolVersion, newValue) }
+    }
+
+    /// The OpenSSH known-hosts file `sftp:` loads check server host keys against; `nil` (the
+    /// default) means `~/.ssh/known_hosts` together with the system-wide `/etc/ssh/ssh_known_hosts`.
+    ///
+    /// The file is read, never written: plain and hashed (`|1|…`) host names, and `[host]:port`
+    /// entries for servers on ports other than 22, as OpenSSH writes them. A host whose key is not
+    /// in the file, or differs from the one recorded there, raises a challenge with
+    /// `NSURLAuthenticationMethodSSHHostKey`; a key the delegate accepts is trusted for the rest of
+    /// the session only.
+    open var sshKnownHostsURL: URL? {
+        get { self.get(\.sshKnownHostsURL) }
+        set { self.set(\.sshKnownHostsURL, newValue) }
+    }
+
+    /// Where `sftp:` loads look for the SSH agent and the default identity files; `nil` means this
+    /// process's `SSH_AUTH_SOCK` and `~/.ssh`. Not public: tests point it at their own agent and keys.
+    var sshUserEnvironment: SSHUserEnvironment? {
+        get { self.get(\.sshUserEnvironment) }
+        set { self.set(\.sshUserEnvironment, newValue) }
     }
 
     /// `URLProtocol` subclasses the session asks, in order, before registered classes and the

@@ -10,7 +10,8 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void)
 
     /// A challenge for this task. Without an implementation, session-wide challenges (server trust,
-    /// client certificate, NTLM, Negotiate) go to the session-level method, others get default handling.
+    /// client certificate, NTLM, Negotiate, SSH host key) go to the session-level method, others get
+    /// default handling.
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 
@@ -83,5 +84,6 @@ extension URLSession {
     static func isSessionWideAuthenticationMethod(_ method: String) -> Bool {
         method == NSURLAuthenticationMethodServerTrust || method == NSURLAuthenticationMethodClientCertificate
             || method == NSURLAuthenticationMethodNTLM || method == NSURLAuthenticationMethodNegotiate
+            || method == NSURLAuthenticationMethodSSHHostKey
     }
 }

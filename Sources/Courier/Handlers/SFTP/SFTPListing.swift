@@ -1,0 +1,152 @@
+internal import CSSH2
+import Foundation
+
+/// Lists one remote directory (a URL ending in `/`): the body is ``URLDirectoryListing``'s format,
+/// one JSON line per entry (`.` and `..` left out), streamed in batches as the server sends names.
+/// A symbolic link's destination is read with one extra request per link.
+final class SFTPListing: SFTPJob, @unchecked Sendable {
+    /// Lines are delivered in batches of about this many bytes.
+    static let batchSize = 64 << 10
+    private static let nameCapacity = 4096
+
+    private enum Phase {
+        case open
+        case read
+        case readLink(URLDirectoryEntry)
+        case close
+        case done
+    }
+
+    private var phase = Phase.open
+    private var handle: OpaquePointer?
+    private var pendingLines = Data()
+    private var callPending = false
+
+    override func step(sftp: OpaquePointer, session: OpaquePointer, isOutboundOwner: Bool) -> Step {
+        switch phase {
+        case .open:
+            if isCancelled { return finish() }
+            if metrics.requestStart == nil { metrics.requestStart = Date() }
+            guard let opened = courier_ssh2_sftp_opendir(sftp, path) else {
+                let step = failedCall(libssh2_session_last_errno(session), sftp: sftp, operation: .list, cleanAfterStatus: true)
+                if case .finished = step { phase = .done }
+                return step
+            }
+            handle = opened
+            hasStarted = true
+            metrics.responseStart = Date()
+            reporter?.jobDidReceive(URLResponse(url: url, mimeType: URLDirectoryListing.mimeType, expectedContentLength: -1,
+                                                textEncodingName: "utf-8"))
+            phase = .read
+            return .progressed
+        case .read:
+            return readEntry(sftp: sftp, isOutboundOwner: isOutboundOwner)
+        case .readLink(let entry):
+            return readLink(of: entry, sftp: sftp)
+        case .close:
+            guard let handle else { return finish() }
+            let result = libssh2_sftp_close_handle(handle)
+            if result == LIBSSH2_ERROR_EAGAIN { return .blocked }
+            self.handle = nil
+            if result < 0 && result != LIBSSH2_ERROR_SFTP_PROTOCOL { return .sessionFailed(result) }
+            return finish()
+        case .done:
+            return .finished(reusable: true)
+        }
+    }
+
+    private func readEntry(sftp: OpaquePointer, isOutboundOwner: Bool) -> Step {
+        guard let handle else { return finish() }
+        if isCancelled && !callPending && !isOutboundOwner {
+            phase = .close
+            return .progressed
+        }
+        if !isCancelled && !isOutboundOwner && !callPending && !canAcceptMoreData { return .idle }
+        var name = [CChar](repeating: 0, count: Self.nameCapacity)
+        var attributes = LIBSSH2_SFTP_ATTRIBUTES()
+        let length = libssh2_sftp_readdir_ex(handle, &name, Self.nameCapacity, nil, 0, &attributes)
+        if length == LIBSSH2_ERROR_EAGAIN {
+            callPending = true
+            flush()
+            return .blocked
+        }
+        callPending = false
+        if length < 0 {
+            flush()
+            let step = failedCall(length, sftp: sftp, operation: .list, cleanAfterStatus: true)
+            if case .finished = step {
+                phase = .close
+                return .progressed
+            }
+            return step
+        }
+        if length == 0 {
+            flush()
+            succeed()
+            phase = .close
+            return .progressed
+        }
+        let entryName = String(decoding: name.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard entryName != ".", entryName != "..", !entryName.contains("/") else { return .progressed }
+        let entry = Self.entry(named: entryName, attributes: attributes)
+        if entry.type == .symbolicLink {
+            phase = .readLink(entry)
+            return .progressed
+        }
+        append(entry)
+        return .progressed
+    }
+
+    private func readLink(of entry: URLDirectoryEntry, sftp: OpaquePointer) -> Step {
+        var target = [CChar](repeating: 0, count: Self.nameCapacity)
+        let childPath = SFTPRemotePath.child(entry.name, of: path)
+        let length = courier_ssh2_sftp_readlink(sftp, childPath, &target, UInt32(Self.nameCapacity))
+        if length == LIBSSH2_ERROR_EAGAIN { return .blocked }
+        if length < 0 && length != LIBSSH2_ERROR_SFTP_PROTOCOL { return .sessionFailed(length) }
+        var resolved = entry
+        if length > 0 {
+            resolved.symbolicLinkDestination = String(decoding: target.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        append(resolved)
+        phase = .read
+        return .progressed
+    }
+
+    private func append(_ entry: URLDirectoryEntry) {
+        pendingLines.append(URLDirectoryListing.encodeLine(entry))
+        if pendingLines.count >= Self.batchSize { flush() }
+    }
+
+    private func flush() {
+        guard !pendingLines.isEmpty else { return }
+        metrics.bytesReceived += Int64(pendingLines.count)
+        reporter?.jobDidLoad(pendingLines)
+        pendingLines = Data()
+    }
+
+    private func finish() -> Step {
+        phase = .done
+        return .finished(reusable: true)
+    }
+
+    /// The entry for a name and the attributes the server sent with it.
+    static func entry(named name: String, attributes: LIBSSH2_SFTP_ATTRIBUTES) -> URLDirectoryEntry {
+        let flags = Int32(truncatingIfNeeded: attributes.flags)
+        var type = URLDirectoryEntry.EntryType.other
+        var permissions: UInt16?
+        if flags & LIBSSH2_SFTP_ATTR_PERMISSIONS != 0 {
+            let mode = Int32(truncatingIfNeeded: attributes.permissions)
+            switch mode & LIBSSH2_SFTP_S_IFMT {
+            case LIBSSH2_SFTP_S_IFREG: type = .file
+            case LIBSSH2_SFTP_S_IFDIR: type = .directory
+            case LIBSSH2_SFTP_S_IFLNK: type = .symbolicLink
+            default: type = .other
+            }
+            permissions = UInt16(truncatingIfNeeded: mode & 0o7777)
+        }
+        let size: Int64? = flags & LIBSSH2_SFTP_ATTR_SIZE != 0 ? Int64(clamping: attributes.filesize) : nil
+        let modified: Date? = flags & LIBSSH2_SFTP_ATTR_ACMODTIME != 0
+            ? Date(timeIntervalSince1970: TimeInterval(attributes.mtime)) : nil
+        return URLDirectoryEntry(name: name, type: type, size: size, modificationDate: modified, permissions: permissions)
+    }
+}

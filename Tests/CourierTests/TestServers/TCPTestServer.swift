@@ -1,0 +1,175 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A raw TCP server on 127.0.0.1 (an ephemeral port) for faults below any protocol: a proxy to
+/// another local port that cuts the connection after a number of bytes, a server that greets with
+/// fixed bytes and hangs up, and one that accepts and never says anything.
+///
+/// One thread per direction; blocking sockets with receive timeouts, so ``stop()`` ends everything
+/// within a second.
+final class TCPTestServer: @unchecked Sendable {
+    enum Behaviour: Sendable {
+        /// Forwards to 127.0.0.1:`port`; once `cutAfter` bytes went through in `direction` (if
+        /// set), both connections are closed.
+        case proxy(port: Int, cutAfter: Int?, direction: Direction = .fromServer)
+        /// Writes these bytes, then closes.
+        case greet(Data)
+        /// Accepts and stays silent until stopped.
+        case silent
+    }
+
+    /// Which bytes a proxy counts before it cuts.
+    enum Direction: Sendable {
+        case fromServer
+        case toServer
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let behaviour: Behaviour
+    private let state = Locked<(stopped: Bool, sockets: [Int32], cuts: Int)>((false, [], 0))
+
+    init(_ behaviour: Behaviour) throws {
+        self.behaviour = behaviour
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FaultServerError("socket() failed") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw FaultServerError("could not listen")
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Self.setTimeout(fd)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "tcp-test-server"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// How many connections the proxy cut.
+    var cuts: Int { state.current.cuts }
+
+    /// Closes the listener and every connection.
+    func stop() {
+        let sockets: [Int32] = state.withLock { current in
+            if current.stopped { return [] }
+            current.stopped = true
+            defer { current.sockets = [] }
+            return current.sockets
+        }
+        for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    private var stopped: Bool { state.current.stopped }
+
+    private static func setTimeout(_ fd: Int32) {
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    private func track(_ fd: Int32) -> Bool {
+        state.withLock { current in
+            if current.stopped { return false }
+            current.sockets.append(fd)
+            return true
+        }
+    }
+
+    private func acceptLoop() {
+        while !stopped {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                break
+            }
+            guard track(client) else {
+                close(client)
+                break
+            }
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+        close(listener)
+    }
+
+    private func serve(_ client: Int32) {
+        switch behaviour {
+        case .greet(let bytes):
+            _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(client, Int32(SHUT_RDWR))
+            close(client)
+        case .silent:
+            Self.setTimeout(client)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !stopped {
+                let count = recv(client, &buffer, buffer.count, 0)
+                if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { break }
+            }
+            close(client)
+        case .proxy(let port, let cutAfter, let direction):
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            guard upstream >= 0, connected, track(upstream) else {
+                close(client)
+                if upstream >= 0 { close(upstream) }
+                return
+            }
+            Self.setTimeout(client)
+            Self.setTimeout(upstream)
+            let toServer = Thread { [self] in pump(from: client, to: upstream, limit: direction == .toServer ? cutAfter : nil) }
+            toServer.start()
+            pump(from: upstream, to: client, limit: direction == .fromServer ? cutAfter : nil)
+        }
+    }
+
+    /// Copies `from` → `to` until either side ends, the server stops, or `limit` bytes went through
+    /// (then both sockets are shut down: the connection drops mid-stream).
+    private func pump(from source: Int32, to target: Int32, limit: Int?) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var total = 0
+        while !stopped {
+            var want = buffer.count
+            if let limit { want = min(want, limit - total) }
+            if want <= 0 {
+                state.withLock { $0.cuts += 1 }
+                break
+            }
+            let count = recv(source, &buffer, want, 0)
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+            if count <= 0 { break }
+            var sent = 0
+            while sent < count {
+                let written = buffer.withUnsafeBytes { send(target, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+                if written <= 0 { break }
+                sent += written
+            }
+            if sent < count { break }
+            total += count
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(target, Int32(SHUT_RDWR))
+    }
+}
