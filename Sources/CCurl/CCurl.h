@@ -4,6 +4,8 @@
 #define COURIER_CCURL_H
 
 #include <curl/curl.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <string.h>
 
 static inline CURLcode courier_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -80,6 +82,40 @@ static inline const char *courier_certinfo_pem(CURL *handle, int index) {
         if (entry->data != NULL && strncmp(entry->data, "Cert:", 5) == 0) return entry->data + 5;
     }
     return NULL;
+}
+
+/// The TLS version (0x0303 for TLS 1.2, 0x0304 for 1.3) and IANA cipher-suite number the transfer's
+/// connection negotiated; 0 when not known. Call it while the transfer runs (the TLS object belongs to
+/// the connection, which is pooled afterwards). libcurl's OpenSSL backend hands out its SSL object;
+/// the three OpenSSL functions that read it are looked up at run time in the libssl libcurl loaded,
+/// so Courier does not link libssl itself (and any other TLS backend simply reports 0).
+static inline void courier_tls_negotiated(CURL *handle, int *version, int *cipher) {
+    typedef int (*version_f)(const void *);
+    typedef const void *(*cipher_f)(const void *);
+    typedef uint16_t (*protocol_id_f)(const void *);
+    static int looked_up = 0;
+    static version_f ssl_version = NULL;
+    static cipher_f current_cipher = NULL;
+    static protocol_id_f protocol_id = NULL;
+    *version = 0;
+    *cipher = 0;
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return;
+    if (!looked_up) {
+        void *process = dlopen(NULL, RTLD_LAZY);
+        if (process != NULL) {
+            ssl_version = (version_f)dlsym(process, "SSL_version");
+            current_cipher = (cipher_f)dlsym(process, "SSL_get_current_cipher");
+            protocol_id = (protocol_id_f)dlsym(process, "SSL_CIPHER_get_protocol_id");
+        }
+        looked_up = 1;
+    }
+    if (ssl_version != NULL) *version = ssl_version(info->internals);
+    if (current_cipher != NULL && protocol_id != NULL) {
+        const void *suite = current_cipher(info->internals);
+        if (suite != NULL) *cipher = protocol_id(suite);
+    }
 }
 
 /// CURLAUTH_* are cast expressions Swift cannot import; these carry their values.

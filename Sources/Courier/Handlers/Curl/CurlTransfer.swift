@@ -20,6 +20,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let headerMode: HeaderMode
     /// The last FTP server reply line (ftp mode), for error messages.
     private var lastReplyLine = ""
+    /// The TLS version and cipher suite the connection negotiated, read while the transfer runs.
+    private var tls: (version: UInt16, cipherSuite: UInt16)?
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -109,7 +111,24 @@ final class CurlTransfer: @unchecked Sendable {
         return line.isEmpty ? nil : line
     }
 
+    /// The TLS version and IANA cipher suite of the connection, when it used TLS (OpenSSL backend).
+    var negotiatedTLS: (version: UInt16, cipherSuite: UInt16)? {
+        lock.withLock { tls }
+    }
+
+    /// Reads the connection's TLS parameters once they exist (header callbacks run while the
+    /// connection belongs to this transfer).
+    private func recordTLSIfNeeded() {
+        guard lock.withLock({ tls == nil }) else { return }
+        var version: Int32 = 0
+        var cipher: Int32 = 0
+        courier_tls_negotiated(easy, &version, &cipher)
+        guard version > 0, let tlsVersion = UInt16(exactly: version) else { return }
+        lock.withLock { tls = (tlsVersion, UInt16(truncatingIfNeeded: cipher)) }
+    }
+
     fileprivate func header(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        recordTLSIfNeeded()
         if headerMode == .ftp {
             let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if !line.isEmpty { lock.withLock { lastReplyLine = String(line.prefix(512)) } }

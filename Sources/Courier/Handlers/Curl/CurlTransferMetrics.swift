@@ -15,6 +15,7 @@ struct CurlTransferMetrics: Sendable {
     private let headerBytes: Int64
     private let requestBytes: Int64
     private let timings: [Int64?]
+    private let tls: (version: UInt16, cipherSuite: UInt16)?
 
     /// - Parameters:
     ///   - dataConnections: connections the transfer opened besides the one it talks on (an FTP
@@ -22,6 +23,7 @@ struct CurlTransferMetrics: Sendable {
     ///   - protocolName: the name to report when libcurl's HTTP version says nothing (`ftp`).
     init(_ transfer: CurlTransfer, started: Date, dataConnections: Int = 0, protocolName fallbackName: String? = nil) {
         self.started = started
+        tls = transfer.negotiatedTLS
         timings = [CURLINFO_NAMELOOKUP_TIME_T, CURLINFO_CONNECT_TIME_T, CURLINFO_APPCONNECT_TIME_T,
                    CURLINFO_PRETRANSFER_TIME_T, CURLINFO_STARTTRANSFER_TIME_T, CURLINFO_TOTAL_TIME_T]
             .map { transfer.info(offset: $0) }
@@ -50,6 +52,10 @@ struct CurlTransferMetrics: Sendable {
             return started.addingTimeInterval(Double(micros) / 1e6)
         }
         values.fetchStartDate = started
+        if let tls {
+            values.negotiatedTLSProtocolVersion = tls_protocol_version_t(rawValue: tls.version)
+            values.negotiatedTLSCipherSuite = tls_ciphersuite_t(rawValue: tls.cipherSuite)
+        }
         if !reused {
             values.domainLookupStartDate = started
             values.domainLookupEndDate = date(0)

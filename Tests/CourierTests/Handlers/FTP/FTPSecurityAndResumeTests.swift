@@ -52,6 +52,9 @@ struct FTPSecurityAndResumeTests {
         #expect(await delegate.waitForCompletion(of: task, timeout: 30))
         #expect(delegate.error(of: task) == nil)
         #expect(delegate.body(of: task) == Data("Hello, Courier!\n".utf8))
+        let transaction = try #require(delegate.metrics(of: task)?.transactionMetrics.last)
+        #expect(transaction.negotiatedTLSProtocolVersion != nil, "the implicit-TLS connection's version is reported")
+        #expect(transaction.networkProtocolName == "ftps")
     }
 
     // MARK: Resume

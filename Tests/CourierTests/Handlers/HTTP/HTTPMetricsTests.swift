@@ -106,11 +106,11 @@ struct HTTPMetricsTests {
             let start = try #require(transaction.secureConnectionStartDate)
             let end = try #require(transaction.secureConnectionEndDate)
             #expect(start <= end)
-            withKnownIssue("CurlTransferMetrics does not set negotiatedTLSProtocolVersion or negotiatedTLSCipherSuite") {
-                #expect(transaction.negotiatedTLSProtocolVersion != nil)
-                #expect(transaction.negotiatedTLSCipherSuite != nil)
-            }
         }
+        // Reported for reused connections too: the TLS session is the connection's.
+        #expect(transaction.negotiatedTLSProtocolVersion == .TLSv13, "nginx allows TLS 1.2 and 1.3; libcurl prefers 1.3")
+        #expect(transaction.negotiatedTLSCipherSuite.map { [0x1301, 0x1302, 0x1303].contains($0.rawValue) } == true,
+                "a TLS 1.3 cipher suite")
     }
 
     @Test func failedLoadStillReportsMetrics() async throws {
