@@ -27,6 +27,12 @@ protocol BuiltInHandlerClient: AnyObject, Sendable {
     /// the download over from byte zero.
     func didResume(atOffset offset: Int64, expectedTotalBytes: Int64)
 
+    /// The handler must send the request body again (a retry after an authentication, trust or
+    /// client-certificate challenge) but the body is a stream it has used: asks the task's delegate
+    /// for a new one (`urlSession(_:task:needNewBodyStream:)`). `completion` gets `nil` when there is
+    /// no delegate or it gives none.
+    func needNewBodyStream(_ completion: @escaping @Sendable (InputStream?) -> Void)
+
     /// A string that changes when the resource changes (an entity tag, or size and modification
     /// time), stored in resume data and checked when resuming.
     func setResumeValidator(_ validator: String)

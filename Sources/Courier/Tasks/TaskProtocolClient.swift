@@ -78,6 +78,10 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
         task.handleWaitingForConnectivity(generation: generation)
     }
 
+    func needNewBodyStream(_ completion: @escaping @Sendable (InputStream?) -> Void) {
+        task.handleNeedNewBodyStream(generation: generation, completion: completion)
+    }
+
     func setResumeValidator(_ validator: String) {
         task.handleResumeValidator(validator, generation: generation)
     }

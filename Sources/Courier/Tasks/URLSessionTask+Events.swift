@@ -259,6 +259,28 @@ extension URLSessionTask {
         }
     }
 
+    /// A handler retrying with a streamed body needs a new stream: the delegate is asked in order
+    /// with the task's other delegate calls.
+    func handleNeedNewBodyStream(generation: Int, completion: @escaping @Sendable (InputStream?) -> Void) {
+        guard let session, let pipeline, lock.withLock({ isCurrentLocked(generation) }) else {
+            completion(nil)
+            return
+        }
+        pipeline.enqueueAwaiting { [self] resume in
+            guard let delegate = taskDelegate else {
+                completion(nil)
+                resume()
+                return
+            }
+            let once = OnceFlag()
+            delegate.urlSession(session, task: self, needNewBodyStream: { stream in
+                guard once.claim() else { return }
+                completion(stream)
+                resume()
+            })
+        }
+    }
+
     func handleWaitingForConnectivity(generation: Int) {
         let first: Bool = lock.withLock {
             guard isCurrentLocked(generation) else { return false }

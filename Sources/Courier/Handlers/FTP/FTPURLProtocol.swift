@@ -34,6 +34,8 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
     /// The resume offset the probe confirmed, reported with the response.
     private var confirmedResume: (offset: Int64, total: Int64)?
     private var deliveredBytes: Int64 = 0
+    /// A new upload stream from the delegate, for an attempt after the first.
+    private var replacementBodyStream: InputStream?
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), schemes.contains(scheme) else { return false }
@@ -90,8 +92,15 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
             fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised."), expecting: expected)
             return
         }
+        var outgoing = request
+        if let stream = lock.withLock({ () -> InputStream? in
+            defer { replacementBodyStream = nil }
+            return replacementBodyStream
+        }) {
+            outgoing.httpBodyStream = stream
+        }
         do {
-            try FTPTransferConfiguration.configure(transfer, for: request, operation: operation, environment: environment)
+            try FTPTransferConfiguration.configure(transfer, for: outgoing, operation: operation, environment: environment)
         } catch {
             fail(error, expecting: expected)
             return
@@ -324,11 +333,20 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
         let sender = HandlerChallengeSender { [weak self] answer in
             guard let self else { return }
             switch login.resolve(answer, refusal: error, environment: environment) {
-            case .retry: start(operation, expecting: .challenging)
+            case .retry: retryAfterChallenge(operation)
             case .fail(let failure): complete(with: failure)
             }
         }
         client?.urlProtocol(self, didReceive: login.makeChallenge(error: error, sender: sender))
+    }
+
+    /// Starts `operation` again after a challenge; an upload from a stream asks for a new stream.
+    private func retryAfterChallenge(_ operation: FTPOperation) {
+        CurlBodyStreamRetry.prepare(for: request, client: client, proceed: { [weak self] stream in
+            guard let self else { return }
+            lock.withLock { replacementBodyStream = stream }
+            start(operation, expecting: .challenging)
+        }, fail: { [weak self] error in self?.complete(with: error) })
     }
 
     private func presentTrustChallenge(url: URL, error: URLError, detail: String?) {
@@ -350,7 +368,7 @@ final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoco
                 switch outcome {
                 case .accept(let accepted):
                     lock.withLock { acceptedServer = accepted }
-                    start(operation, expecting: .challenging)
+                    retryAfterChallenge(operation)
                 case .fail(let failure):
                     complete(with: failure)
                 }

@@ -39,6 +39,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var deliveredBytes: Int64 = 0
     /// Connection attempts made while waiting for connectivity.
     private var connectivityAttempts = 0
+    /// A new body stream from the delegate, for an attempt after the first (the first stream is used).
+    private var replacementBodyStream: InputStream?
     /// The revalidation of a stored response, if this load is one (`HTTPURLProtocol+Caching.swift`).
     let cacheExchange = HTTPCacheExchange()
 
@@ -68,7 +70,14 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             return
         }
         do {
-            try HTTPTransferConfiguration.configure(transfer, for: cacheExchange.outgoingRequest(for: request), environment: environment)
+            var outgoing = cacheExchange.outgoingRequest(for: request)
+            if let stream = lock.withLock({ () -> InputStream? in
+                defer { replacementBodyStream = nil }
+                return replacementBodyStream
+            }) {
+                outgoing.httpBodyStream = stream
+            }
+            try HTTPTransferConfiguration.configure(transfer, for: outgoing, environment: environment)
             authentication.apply(to: transfer)
             let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: url)
             lock.withLock { acceptedServer ?? remembered }?.apply(to: transfer)
@@ -318,7 +327,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
                     clientCertificate = files
                     return true
                 }
-                if retry { startAttempt(expecting: .challenging) }
+                if retry { retryAfterChallenge() }
             case .cancel:
                 failChallenge(with: URLError(.cancelled, url: url, description: "The client-certificate challenge was cancelled."))
             case .withoutCredential, .defaultHandling, .rejectProtectionSpace:
@@ -351,10 +360,20 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
                 acceptedServer = accepted
                 return true
             }
-            if retry { startAttempt(expecting: .challenging) }
+            if retry { retryAfterChallenge() }
         case .fail(let error):
             failChallenge(with: error)
         }
+    }
+
+    /// Starts the next attempt after a challenge. A streamed body was used by the attempt before, so
+    /// the delegate is asked for a new stream first (as Apple's `needNewBodyStream` documents).
+    private func retryAfterChallenge() {
+        CurlBodyStreamRetry.prepare(for: request, client: client, proceed: { [weak self] stream in
+            guard let self else { return }
+            lock.withLock { replacementBodyStream = stream }
+            startAttempt(expecting: .challenging)
+        }, fail: { [weak self] error in self?.failChallenge(with: error) })
     }
 
     private func failChallenge(with error: URLError) {
@@ -382,7 +401,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         guard lock.withLock({ state == .challenging }) else { return }
         switch authentication.resolve(answer, environment: environment) {
         case .retry:
-            startAttempt(expecting: .challenging)
+            retryAfterChallenge()
         case .nextSpace:
             presentChallenge()
         case .giveUp:

@@ -83,4 +83,23 @@ struct FTPLoginTests {
         }
         #expect(try Data(contentsOf: server.root.appendingPathComponent("upload/\(name)")) == Data("stored\n".utf8))
     }
+
+    @Test func streamedUploadIsAskedForAgainAfterTheLoginChallenge() async throws {
+        let server = try await FTPTest.servers()
+        let body = Data(repeating: 0x33, count: 200_000)
+        let delegate = EventDelegate(EventDelegate.Hooks(
+            challenge: { _, _, completion in
+                completion(.useCredential, URLCredential(user: FTPTestServer.user, password: FTPTestServer.password, persistence: .none))
+            },
+            bodyStream: { _ in InputStream(data: body) }))
+        let session = FTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let name = "restream-\(UUID().uuidString).bin"
+        let task = session.uploadTask(withStreamedRequest: URLRequest(url: server.url("/upload/\(name)", user: FTPTestServer.user, password: "wrong")))
+        task.resume()
+        #expect(await delegate.waitForCompletion(of: task, timeout: 30))
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.events(for: task).filter { $0.name == "needStream" }.count == 2)
+        #expect(try Data(contentsOf: server.root.appendingPathComponent("upload/\(name)")) == body)
+    }
 }

@@ -19,6 +19,52 @@ struct HTTPAuthTests {
         "Basic " + Data("\(Self.user):\(Self.password)".utf8).base64EncodedString()
     }
 
+    @Test func streamedBodyIsAskedForAgainAfterTheChallenge() async throws {
+        let server = try protectedServer()
+        defer { server.stop() }
+        let body = Data(repeating: 0x42, count: 50_000)
+        let delegate = EventDelegate(EventDelegate.Hooks(
+            challenge: { _, _, answer in
+                answer(.useCredential, URLCredential(user: Self.user, password: Self.password, persistence: .none))
+            },
+            bodyStream: { _ in InputStream(data: body) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/private"))
+        request.httpMethod = "POST"
+        request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
+        let task = session.uploadTask(withStreamedRequest: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.body(of: task) == Self.secret)
+        let names = delegate.events(for: task).map(\.name)
+        #expect(names.filter { $0 == "needStream" }.count == 2, "one stream per attempt: \(names)")
+        let challenge = try #require(names.firstIndex(of: "challenge"))
+        #expect(names.lastIndex(of: "needStream").map { $0 > challenge } == true, "the second stream is asked for after the challenge")
+        #expect(server.requests(for: "/private").last?.bodyLength == body.count, "the retry sent the whole body")
+    }
+
+    @Test func noNewStreamFailsTheRetry() async throws {
+        let server = try protectedServer()
+        defer { server.stop() }
+        let asked = Locked(0)
+        let delegate = EventDelegate(EventDelegate.Hooks(
+            challenge: { _, _, answer in
+                answer(.useCredential, URLCredential(user: Self.user, password: Self.password, persistence: .none))
+            },
+            bodyStream: { _ in
+                let count = asked.withLock { $0 += 1; return $0 }
+                return count == 1 ? InputStream(data: Data("once".utf8)) : nil
+            }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/private"))
+        request.httpMethod = "POST"
+        let task = session.uploadTask(withStreamedRequest: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(try HTTPTest.urlError(delegate.error(of: task)).code == .requestBodyStreamExhausted)
+    }
+
     @Test func challengeDescribesTheProtectionSpaceAndCredentialRetries() async throws {
         let server = try protectedServer()
         defer { server.stop() }
