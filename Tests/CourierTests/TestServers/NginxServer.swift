@@ -291,7 +291,7 @@ final class NginxServer: @unchecked Sendable {
     // MARK: Helpers
 
     /// `count` distinct ports that were free on 127.0.0.1 a moment ago.
-    private static func freePorts(_ count: Int) throws -> [Int] {
+    static func freePorts(_ count: Int) throws -> [Int] {
         var sockets: [Int32] = []
         defer { for fd in sockets { close(fd) } }
         var ports: [Int] = []

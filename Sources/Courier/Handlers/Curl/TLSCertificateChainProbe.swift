@@ -7,8 +7,11 @@ import Foundation
 enum TLSCertificateChainProbe {
     /// The chain (DER, leaf first), or an empty array when the server cannot be reached.
     /// `explicitFTPTLS`: an `ftp://` server reached with `AUTH TLS` (the login after the handshake may
-    /// fail; the chain is read anyway).
-    static func chain(for url: URL, timeout: TimeInterval, explicitFTPTLS: Bool = false) -> [Data] {
+    /// fail; the chain is read anyway). `proxy`: the `CURLOPT_PROXY` value the load itself uses
+    /// (`nil`: libcurl's default, the environment), so the probe reaches the server the same way;
+    /// `proxyCredential`: what the load answers the proxy with.
+    static func chain(for url: URL, timeout: TimeInterval, explicitFTPTLS: Bool = false, proxy: String? = nil,
+                      proxyCredential: ProxyCredential? = nil) -> [Data] {
         guard CurlGlobal.isInitialized, let easy = curl_easy_init() else { return [] }
         defer { curl_easy_cleanup(easy) }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
@@ -25,7 +28,21 @@ enum TLSCertificateChainProbe {
         _ = courier_easy_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1)
         _ = courier_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, min(timeout, 60)) * 1000))
         if explicitFTPTLS { _ = courier_easy_setopt_long(easy, CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue)) }
+        if let proxy {
+            let set = proxy.withCString { courier_easy_setopt_string(easy, CURLOPT_PROXY, $0) } == CURLE_OK
+            guard set else { return [] }
+        }
+        if let proxyCredential {
+            _ = proxyCredential.user.withCString { courier_easy_setopt_string(easy, CURLOPT_PROXYUSERNAME, $0) }
+            _ = proxyCredential.password.withCString { courier_easy_setopt_string(easy, CURLOPT_PROXYPASSWORD, $0) }
+            _ = courier_easy_setopt_long(easy, CURLOPT_PROXYAUTH, proxyCredential.mask)
+        }
+        // A server that asks for a client certificate may end the handshake without one (TLS 1.2)
+        // before libcurl collects the chain: take it when the server asks.
+        let certificateRequest = TLSClientCertificateRequest(capturingChain: true)
+        certificateRequest.install(on: easy)
         let result = curl_easy_perform(easy)
+        if result != CURLE_OK, certificateRequest.wasRequested { return certificateRequest.capturedChain }
         // An FTP server may refuse the probe's anonymous login after the handshake: the chain is there.
         guard result == CURLE_OK || url.scheme?.lowercased().hasPrefix("ftp") == true else { return [] }
         let count = courier_certinfo_count(easy)

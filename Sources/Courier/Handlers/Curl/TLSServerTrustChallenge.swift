@@ -1,5 +1,13 @@
 import Foundation
 
+/// A proxy credential as libcurl takes it.
+struct ProxyCredential: Sendable {
+    var user: String
+    var password: String
+    /// The `CURLAUTH_*` scheme mask.
+    var mask: Int
+}
+
 /// The server-trust challenge a libcurl handler (https, ftps) raises when a server's certificate
 /// fails verification, and what the delegate's answer means.
 ///
@@ -21,8 +29,10 @@ enum TLSServerTrustChallenge {
     ///   - error: the verification failure, the load's error unless the delegate accepts.
     ///   - detail: libcurl's message, shown as the trust's failure reason.
     ///   - explicitFTPTLS: the server is reached by `ftp://` with `AUTH TLS` (the probe must ask for TLS).
+    ///   - proxy: the `CURLOPT_PROXY` value of the load (`nil`: libcurl's default) and the credential
+    ///     it answers the proxy with, for the probe.
     static func present(for url: URL, error: URLError, detail: String?, environment: HandlerEnvironment,
-                        explicitFTPTLS: Bool = false,
+                        explicitFTPTLS: Bool = false, proxy: String? = nil, proxyCredential: ProxyCredential? = nil,
                         deliver: @escaping @Sendable (URLAuthenticationChallenge) -> Void,
                         decided: @escaping @Sendable (Outcome) -> Void) {
         guard let host = url.host else {
@@ -32,7 +42,8 @@ enum TLSServerTrustChallenge {
         let port = url.port ?? defaultPort(for: url)
         let timeout = environment.requestTimeout
         DispatchQueue.global().async {
-            let chain = TLSCertificateChainProbe.chain(for: url, timeout: timeout, explicitFTPTLS: explicitFTPTLS)
+            let chain = TLSCertificateChainProbe.chain(for: url, timeout: timeout, explicitFTPTLS: explicitFTPTLS, proxy: proxy,
+                                                       proxyCredential: proxyCredential)
             let trust = SecTrust(certificates: chain, host: host, failureReason: detail)
             let space = URLProtectionSpace(host: host, port: port, protocol: url.scheme?.lowercased(), serverTrust: trust)
             let sender = HandlerChallengeSender { answer in

@@ -35,7 +35,10 @@ final class HTTPAuthentication: @unchecked Sendable {
     var isChallenging: Bool { lock.withLock { challenging } }
 
     /// Starts a challenge when `response` asks for authentication with a scheme Courier can answer.
-    func beginChallenge(for response: HTTPURLResponse, request: URLRequest, environment: HandlerEnvironment) -> Bool {
+    /// `proxy`: for a 407, the proxy that sent it (its protection space names the proxy; the
+    /// request's host and port stand in when it is not known).
+    func beginChallenge(for response: HTTPURLResponse, request: URLRequest, environment: HandlerEnvironment,
+                        proxy: (host: String, port: Int)? = nil) -> Bool {
         let isProxy = response.statusCode == 407
         guard response.statusCode == 401 || isProxy, let url = request.url, let host = url.host else { return false }
         let header = response.value(forHTTPHeaderField: isProxy ? "Proxy-Authenticate" : "WWW-Authenticate") ?? ""
@@ -44,7 +47,7 @@ final class HTTPAuthentication: @unchecked Sendable {
         let offered: [URLProtectionSpace] = HTTPAuthenticationHeader.offers(in: header).compactMap { offer in
             guard let method = offer.authenticationMethod else { return nil }
             if isProxy {
-                return URLProtectionSpace(proxyHost: host, port: port,
+                return URLProtectionSpace(proxyHost: proxy?.host ?? host, port: proxy?.port ?? port,
                                           type: scheme == "https" ? NSURLProtectionSpaceHTTPSProxy : NSURLProtectionSpaceHTTPProxy,
                                           realm: offer.realm, authenticationMethod: method)
             }
@@ -142,17 +145,27 @@ final class HTTPAuthentication: @unchecked Sendable {
         }
     }
 
+    /// The proxy credential of the current attempt, as libcurl takes it (user, password,
+    /// `CURLAUTH_*` mask), for other connections to the same proxy (the server-trust probe).
+    var proxyCredential: ProxyCredential? {
+        guard let attempt = lock.withLock({ current }), attempt.isProxy, let user = attempt.credential.user else { return nil }
+        return ProxyCredential(user: user, password: attempt.credential.password ?? "", mask: Self.mask(for: attempt.method))
+    }
+
+    private static func mask(for method: String) -> Int {
+        switch method {
+        case NSURLAuthenticationMethodHTTPDigest: courier_auth_digest
+        case NSURLAuthenticationMethodNTLM: courier_auth_ntlm
+        case NSURLAuthenticationMethodNegotiate: courier_auth_negotiate
+        default: courier_auth_basic
+        }
+    }
+
     /// Sets the credential of the current attempt on `transfer`.
     func apply(to transfer: CurlTransfer) {
         guard let attempt = lock.withLock({ current }), let user = attempt.credential.user else { return }
         let password = attempt.credential.password ?? ""
-        let mask: Int
-        switch attempt.method {
-        case NSURLAuthenticationMethodHTTPDigest: mask = courier_auth_digest
-        case NSURLAuthenticationMethodNTLM: mask = courier_auth_ntlm
-        case NSURLAuthenticationMethodNegotiate: mask = courier_auth_negotiate
-        default: mask = courier_auth_basic
-        }
+        let mask = Self.mask(for: attempt.method)
         if attempt.isProxy {
             transfer.set(CURLOPT_PROXYUSERNAME, user)
             transfer.set(CURLOPT_PROXYPASSWORD, password)

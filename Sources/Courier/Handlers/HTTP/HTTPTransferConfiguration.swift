@@ -66,6 +66,8 @@ enum HTTPTransferConfiguration {
             if method == "POST" || method == "PUT" || method == "PATCH" { lines.append("Content-Length: 0") }
         }
         transfer.setHeaders(lines)
-        HTTPProxyConfiguration.apply(environment.proxyDictionary, to: transfer)
+        HTTPProxyConfiguration.apply(environment.proxyDictionary, for: url, to: transfer)
+        // The proxy's answer to CONNECT is not the server's response: keep it from the header parser.
+        transfer.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     }
 }

@@ -31,6 +31,11 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var acceptedServer: TLSServerTrust?
     /// The client certificate the delegate chose, presented from then on.
     private var clientCertificate: ClientCertificateFiles?
+    /// The delegate chose to go on without a client certificate: later attempts do not ask again.
+    private var declinedClientCertificate = false
+    /// Notices the server's certificate request in the current attempt's handshake (https, while no
+    /// certificate was chosen or declined).
+    private var certificateRequest: TLSClientCertificateRequest?
     /// A redirect reported at the end of its transfer, with the start of its body (kept in case
     /// the delegate refuses it and the 3xx becomes the final response).
     private var pendingRedirect: (request: URLRequest, response: HTTPURLResponse)?
@@ -87,9 +92,14 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             fail(error, expecting: expected)
             return
         }
+        let watchCertificateRequest = url.scheme?.lowercased() == "https"
+            && lock.withLock { clientCertificate == nil && !declinedClientCertificate }
+        let certificateRequest = watchCertificateRequest ? TLSClientCertificateRequest() : nil
+        certificateRequest?.install(on: transfer)
         let proceed: Bool = lock.withLock {
             guard state == expected else { return false }
             state = .running
+            self.certificateRequest = certificateRequest
             self.transfer = transfer
             self.loop = loop
             uploadProgress.reset()
@@ -136,7 +146,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, fields: head.fields)
         let environment = self.environment
         HTTPCookieHandling.store(from: response, for: request, environment: environment)
-        if authentication.beginChallenge(for: response, request: request, environment: environment) {
+        let proxy = head.statusCode == 407 ? proxyEndpoint(of: transfer, for: requestURL, environment: environment) : nil
+        if authentication.beginChallenge(for: response, request: request, environment: environment, proxy: proxy) {
             // The body of the 401/407 is kept until the delegate decides; nothing is delivered yet.
             return
         }
@@ -153,6 +164,17 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         }
         authentication.succeeded(environment: environment)
         deliver(response)
+    }
+
+    /// The proxy a transfer went through: the one `connectionProxyDictionary` names, or else the
+    /// peer libcurl connected to (a proxy from the environment).
+    private func proxyEndpoint(of transfer: CurlTransfer, for url: URL, environment: HandlerEnvironment) -> (host: String, port: Int)? {
+        if let dictionary = environment.proxyDictionary, let proxy = HTTPProxyConfiguration.proxy(for: url, in: dictionary) {
+            return (proxy.host, proxy.port)
+        }
+        guard let address = transfer.info(string: CURLINFO_PRIMARY_IP), !address.isEmpty,
+              let port = transfer.info(long: CURLINFO_PRIMARY_PORT), port > 0 else { return nil }
+        return (address, port)
     }
 
     /// Passes the final response to the client, with resume information for download tasks.
@@ -200,7 +222,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     }
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
-        let authChallenge = authentication.isChallenging && result == CURLE_OK
+        let authChallenge = (authentication.isChallenging && result == CURLE_OK) || beginTunnelChallenge(transfer, result: result)
         if let redirect = takeRedirectOnFinish(transfer) {
             client?.urlProtocol(self, wasRedirectedTo: redirect.request, redirectResponse: redirect.response)
             return
@@ -208,8 +230,12 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         let (proceed, delivered, start, trustChallenge, certificateChallenge): (Bool, Bool, Date, Bool, Bool) = lock.withLock {
             guard state == .running || state == .paused else { return (false, false, started, false, false) }
             let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
-            let certificateChallenge = clientCertificate == nil && !responseDelivered
-                && HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail)
+            // The server asked for a certificate in the handshake (which the watch then ended), or
+            // refused a handshake without one.
+            let certificateRequested = result != CURLE_OK && certificateRequest?.wasRequested == true
+            let certificateChallenge = clientCertificate == nil && !declinedClientCertificate && !responseDelivered
+                && (certificateRequested || HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail))
+            certificateRequest = nil
             state = authChallenge || trustChallenge || certificateChallenge ? .challenging : .finished
             if !authChallenge && !trustChallenge && !responseDelivered && environment.waitsForConnectivity
                 && (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST) {
@@ -245,12 +271,32 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response is not HTTP: \(transfer.errorDetail ?? "")"))
         } else if lock.withLock({ clientCertificate != nil }),
-                  HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail) {
+                  HTTPClientCertificate.serverRejectedCertificate(result: result, detail: transfer.errorDetail) {
             client?.urlProtocol(self, didFailWithError: URLError(.clientCertificateRejected, url: url,
                                                                  description: "The server rejected the client certificate: \(transfer.errorDetail ?? "")"))
+        } else if lock.withLock({ clientCertificate == nil && declinedClientCertificate }),
+                  HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail) {
+            client?.urlProtocol(self, didFailWithError: URLError(.clientCertificateRequired, url: url,
+                                                                 description: "The server requires a client certificate: \(transfer.errorDetail ?? "")"))
         } else {
             client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail))
         }
+    }
+
+    /// A proxy refused to open a tunnel with 407: starts the challenge such a response raises.
+    /// libcurl keeps the proxy's answer to CONNECT to itself (`CURLOPT_SUPPRESS_CONNECT_HEADERS`), so
+    /// the schemes come from `CURLINFO_PROXYAUTH_AVAIL` and the realm is not known.
+    private func beginTunnelChallenge(_ transfer: CurlTransfer, result: CURLcode) -> Bool {
+        guard result != CURLE_OK, let url = request.url, transfer.info(long: CURLINFO_HTTP_CONNECTCODE) == 407,
+              lock.withLock({ (state == .running || state == .paused) && !responseDelivered }) else { return false }
+        let available = transfer.info(long: CURLINFO_PROXYAUTH_AVAIL) ?? 0
+        let schemes = [(courier_auth_negotiate, "Negotiate"), (courier_auth_ntlm, "NTLM"), (courier_auth_digest, "Digest"),
+                       (courier_auth_basic, "Basic")].filter { available & $0.0 != 0 }.map(\.1)
+        guard !schemes.isEmpty else { return false }
+        let response = HTTPURLResponse(url: url, statusCode: 407, httpVersion: "HTTP/1.1",
+                                       fields: HTTPHeaderFields(["Proxy-Authenticate": schemes.joined(separator: ", ")]))
+        return authentication.beginChallenge(for: response, request: request, environment: environment,
+                                             proxy: proxyEndpoint(of: transfer, for: url, environment: environment))
     }
 
     /// Sends what libcurl measured (and the decoded body size) to the task's metrics.
@@ -311,7 +357,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     // MARK: Client certificates
 
-    /// Asks the delegate for a client certificate the server requires.
+    /// Asks the delegate for a client certificate the server asked for. A certificate is presented
+    /// from the next attempt on; default handling, rejecting the space or no credential go on
+    /// without one (the server decides), cancelling cancels the load.
     private func presentClientCertificateChallenge() {
         guard let url = request.url, let host = url.host else { return }
         let error = URLError(.clientCertificateRequired, url: url, description: "The server requires a client certificate.")
@@ -321,17 +369,25 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             guard let self else { return }
             switch answer {
             case .use(let credential):
-                guard let files = credential.clientCertificate else { failChallenge(with: error); return }
                 let retry: Bool = lock.withLock {
                     guard state == .challenging else { return false }
-                    clientCertificate = files
+                    if let files = credential.clientCertificate {
+                        clientCertificate = files
+                    } else {
+                        declinedClientCertificate = true
+                    }
                     return true
                 }
                 if retry { retryAfterChallenge() }
             case .cancel:
                 failChallenge(with: URLError(.cancelled, url: url, description: "The client-certificate challenge was cancelled."))
             case .withoutCredential, .defaultHandling, .rejectProtectionSpace:
-                failChallenge(with: error)
+                let retry: Bool = lock.withLock {
+                    guard state == .challenging else { return false }
+                    declinedClientCertificate = true
+                    return true
+                }
+                if retry { retryAfterChallenge() }
             }
         }
         let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
@@ -345,6 +401,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private func presentTrustChallenge(error: URLError, detail: String?) {
         guard let url = request.url else { return }
         TLSServerTrustChallenge.present(for: url, error: error, detail: detail, environment: environment,
+                                        proxy: HTTPProxyConfiguration.curlProxy(for: url, dictionary: environment.proxyDictionary),
+                                        proxyCredential: authentication.proxyCredential,
                                         deliver: { [weak self] challenge in
                                             guard let self else { return }
                                             client?.urlProtocol(self, didReceive: challenge)

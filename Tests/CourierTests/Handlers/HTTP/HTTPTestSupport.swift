@@ -20,12 +20,15 @@ enum HTTPTest {
     static func nginx() async throws -> NginxServer { try await NginxServer.shared() }
 
     /// A new ephemeral session (its own cookie store, credential store and connections) without a
-    /// response cache, so every load reaches the server.
+    /// response cache, so every load reaches the server — directly: an empty
+    /// `connectionProxyDictionary` keeps proxies from the environment (`http_proxy`, `all_proxy`…)
+    /// away from the test servers (`HTTPProxyTests` sets its own).
     static func session(delegate: (any URLSessionDelegate)? = nil,
                         configure: (URLSessionConfiguration) -> Void = { _ in }) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.connectionProxyDictionary = [:]
         configure(configuration)
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
