@@ -134,7 +134,12 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     /// The shared container of a background session; always `nil` in Courier.
     open var sharedContainerIdentifier: String? { self.get(\.sharedContainerIdentifier) }
 
-    /// Proxy settings for the session's connections.
+    /// Proxy settings for the session's connections, with Apple's keys (`HTTPEnable`/`HTTPProxy`/
+    /// `HTTPPort`, `HTTPSEnable`/`HTTPSProxy`/`HTTPSPort`, `SOCKSEnable`/`SOCKSProxy`/`SOCKSPort`;
+    /// proxy credentials come from proxy authentication challenges): http URLs use the HTTP proxy,
+    /// https URLs the HTTPS proxy, SOCKS serves both when the scheme's own proxy is not set. `nil`
+    /// (the default) uses the environment's `http_proxy`, `https_proxy` and `all_proxy`; any
+    /// dictionary, even an empty one, replaces them.
     open var connectionProxyDictionary: [AnyHashable: Any]? {
         get { self.get(\.connectionProxyDictionary) }
         set { self.set(\.connectionProxyDictionary, newValue) }
