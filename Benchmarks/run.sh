@@ -22,9 +22,11 @@
 #   BENCH_GET_WINDOW [32]     GETs in flight in the concurrent measurement
 #   BENCH_HTTP_MIB [512]      size of the HTTP download and data-task body, MiB
 #   BENCH_UPLOAD_MIB [64]     size of the HTTP upload, MiB
-#   BENCH_HTTP_REPS [3]       repetitions of the large HTTP and FTP transfers (the small GETs use BENCH_REPS)
+#   BENCH_HTTP_REPS [3]       repetitions of the large HTTP, FTP and SFTP transfers (the small GETs use BENCH_REPS)
 #   BENCH_FTP [1]             0: skip the FTP measurements (they need vsftpd; see ftp-part.sh)
 #   BENCH_FTP_MIB [512]       size of the FTP download and upload, MiB
+#   BENCH_SFTP [1]            0: skip the SFTP measurements (they need OpenSSH's sshd; see sftp-part.sh)
+#   BENCH_SFTP_MIB [512]      size of the SFTP download and upload, MiB
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -60,6 +62,8 @@ if [ "$HTTP_PART" = "1" ]; then
 fi
 # The FTP part: its knobs, functions, and vsftpd in NEEDED when missing.
 source "$HERE/ftp-part.sh"
+# The SFTP part: the same for OpenSSH's sshd and sftp client.
+source "$HERE/sftp-part.sh"
 if [ "${#NEEDED[@]}" -gt 0 ]; then
     log "installing ${NEEDED[*]}"
     SUDO=""
@@ -98,6 +102,7 @@ cleanup() {
         wait "$NGINX_PID" 2>/dev/null || true
     fi
     ftp_stop
+    sftp_stop
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -488,6 +493,9 @@ fi
 # ---------------------------------------------------------------- FTP: vsftpd on 127.0.0.1
 ftp_part
 
+# ---------------------------------------------------------------- SFTP: OpenSSH's sshd on 127.0.0.1
+sftp_part
+
 # ---------------------------------------------------------------- the table
 # fmt VALUE DECIMALS: a number with thousands separators, or the word the benchmark printed.
 fmt() {
@@ -706,6 +714,7 @@ EOF
     fi
 fi
 if [ "$FTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(ftp_table)"; fi
+if [ "$SFTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(sftp_table)"; fi
 for key in "${!V[@]}"; do
     case "$key" in *:crash) TABLE+=$'\n'"Crashed: ${key%:crash} (${V[$key]})." ;; esac
 done

@@ -39,6 +39,9 @@ final class SSHAgentAuthentication {
     }
 
     deinit {
+        // Not after the process's exit handlers ran (see SSHConnection's deinit).
+        guard SSHLibrary.exitGate.enter() else { return }
+        defer { SSHLibrary.exitGate.leave() }
         libssh2_agent_disconnect(agent)
         libssh2_agent_free(agent)
     }

@@ -73,9 +73,15 @@ final class SSHConnection: @unchecked Sendable {
     }
 
     deinit {
-        // The agent (inside the authentication) uses the session's allocator: it goes first.
-        authentication = nil
-        if let session { libssh2_session_free(session) }
+        // A loop thread that ends while the process exits releases its connections after the exit
+        // handlers closed the gate and OpenSSL cleaned up: freeing the session then would use
+        // OpenSSL's freed locks, so the memory is left to the ending process.
+        if SSHLibrary.exitGate.enter() {
+            // The agent (inside the authentication) uses the session's allocator: it goes first.
+            authentication = nil
+            if let session { libssh2_session_free(session) }
+            SSHLibrary.exitGate.leave()
+        }
         if fd >= 0 { Glibc.close(fd) }
     }
 
