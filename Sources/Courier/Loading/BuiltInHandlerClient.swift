@@ -45,6 +45,14 @@ protocol FlowControlledURLProtocol: URLProtocol {
     func resumeProducing()
 }
 
+/// A built-in handler whose `startLoading()`, `stopLoading()` and (when flow-controlled)
+/// `resumeProducing()` may be called from any thread, at any time — also while its transfer is
+/// reporting on another thread, and before `startLoading()` has returned: it guards its own state.
+/// The task then calls them directly on the thread that decides (the one resuming, cancelling or
+/// receiving the last report) instead of through the handler's serial queue, which saves a thread
+/// hop at the start and at the end of every load. Other calls still go through the queue.
+protocol ConcurrentURLProtocol: URLProtocol {}
+
 /// The request properties through which a download task asks a handler to resume.
 enum ResumeRequest {
     /// Property key: the byte offset (`Int64`) to continue from.

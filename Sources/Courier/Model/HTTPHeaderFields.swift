@@ -29,6 +29,13 @@ internal struct HTTPHeaderFields: Sendable {
         index = [:]
     }
 
+    /// Creates an empty collection with room for `capacity` fields.
+    internal init(minimumCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+        index = [String: Int](minimumCapacity: capacity)
+    }
+
     /// Creates a collection holding the entries of `dictionary`.
     ///
     /// A dictionary has no order, so its entries are added sorted by name to make the resulting
@@ -89,7 +96,12 @@ internal struct HTTPHeaderFields: Sendable {
     /// Appends `value` to the field `name`, joining it to an existing value with `,` (no space,
     /// as Apple's loading system does), or adds the field if it is absent.
     internal mutating func add(_ value: String, for name: String) {
-        let key = Self.key(for: name)
+        add(value, for: name, key: Self.key(for: name))
+    }
+
+    /// `add(_:for:)` with the index key of `name` already computed (`key(for: name)`), for parsers
+    /// that lowercase the name on the wire bytes.
+    internal mutating func add(_ value: String, for name: String, key: String) {
         if let position = index[key] {
             fields[position].value += "," + value
         } else {
@@ -143,7 +155,29 @@ internal struct HTTPHeaderFields: Sendable {
             }
         }
         guard needsLowering else { return name }
-        return String(decoding: name.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let utf8 = name.utf8
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            var count = 0
+            for byte in utf8 {
+                buffer[count] = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// The index key for a field name given as bytes (ASCII-lowercased); `nil` when the name is not
+    /// ASCII (the caller then goes through `key(for:)` with the decoded name).
+    internal static func key(forASCII bytes: UnsafeRawBufferPointer) -> String? {
+        for byte in bytes where byte >= 0x80 { return nil }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            var count = 0
+            for byte in bytes {
+                buffer[count] = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                count += 1
+            }
+            return count
+        }
     }
 }
 

@@ -48,11 +48,18 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
 
     /// Creates an HTTP response from already collected header fields (which keep their order and
     /// may hold comma-joined repeated fields). Used by the loading layers after parsing a response.
-    internal init(url: URL, statusCode: Int, httpVersion: String?, fields: HTTPHeaderFields) {
+    internal convenience init(url: URL, statusCode: Int, httpVersion: String?, fields: HTTPHeaderFields) {
         var canonical = HTTPHeaderFields()
         for field in fields {
             canonical.add(field.value, for: HTTPURLResponse.canonicalName(field.name))
         }
+        self.init(url: url, statusCode: statusCode, httpVersion: httpVersion, canonicalFields: canonical)
+    }
+
+    /// Creates an HTTP response from header fields whose well-known names already have their usual
+    /// capitalisation (``canonicalName(_:)``), as ``CurlResponseHeadParser`` collects them: the
+    /// fields are taken as they are.
+    internal init(url: URL, statusCode: Int, httpVersion: String?, canonicalFields canonical: HTTPHeaderFields) {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.headerFields = canonical
@@ -191,6 +198,20 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
     /// `charset` parameter.
     internal static func parseContentType(_ value: String?) -> (mimeType: String?, charset: String?) {
         guard let value else { return (nil, nil) }
+        // Fast path for the usual ASCII value without parameters ("application/json"): trim and
+        // lowercase on bytes. Anything else takes the general path below.
+        var ascii = value
+        let simple: (isSimple: Bool, mimeType: String?) = ascii.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            for byte in bytes where byte >= 0x80 || byte == UInt8(ascii: ";") { return (false, nil) }
+            var lower = 0
+            var upper = bytes.count
+            while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+            while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+            guard lower < upper else { return (true, nil) }
+            return (true, HTTPHeaderFields.key(forASCII: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])))
+        }
+        if simple.isSimple { return (simple.mimeType, nil) }
         let typePart = value.prefix(while: { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased()
         var charset: String?
         for (name, parameter) in parameters(of: value) where name == "charset" && !parameter.isEmpty {
@@ -204,6 +225,10 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
     /// not a number. A comma-joined list of identical values (a repeated header) is accepted.
     internal static func parseContentLength(_ value: String?) -> Int {
         guard let value else { return -1 }
+        // Fast path: plain digits, the usual form.
+        if !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return Int(value) ?? -1
+        }
         var length: Int?
         for part in value.split(separator: ",") {
             guard let parsed = Int(part.trimmingCharacters(in: .whitespaces)), parsed >= 0,
@@ -217,6 +242,12 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
     /// The usual capitalisation of a well-known header name, or `name` unchanged.
     internal static func canonicalName(_ name: String) -> String {
         canonicalNames[HTTPHeaderFields.key(for: name)] ?? name
+    }
+
+    /// The usual capitalisation of the well-known header name whose index key
+    /// (``HTTPHeaderFields/key(for:)``) is `key`, or `nil` for other names.
+    internal static func canonicalName(forKey key: String) -> String? {
+        canonicalNames[key]
     }
 
     /// Decodes the object stored under `key`, or `nil` when the archive has no such key (keyed

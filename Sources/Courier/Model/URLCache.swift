@@ -101,7 +101,8 @@ open class URLCache: NSObject, @unchecked Sendable {
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard method == "GET", let url = request.url else { return nil }
         let absolute = url.absoluteString
-        if let hash = absolute.firstIndex(of: "#") {
+        // Searched on the UTF-8 view: "#" is ASCII, so its index is a valid character boundary.
+        if let hash = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) {
             return String(absolute[absolute.startIndex..<hash])
         }
         return absolute

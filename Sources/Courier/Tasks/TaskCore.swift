@@ -35,16 +35,37 @@ enum TaskPhase {
 }
 
 /// The handler instance serving a task's current request, and the serial queue it is driven on.
-/// Sendable because the instance is only touched on its own queue (`perform`).
+/// Sendable because the instance is only touched on its own queue (`perform`), or directly when it
+/// is a ``ConcurrentURLProtocol`` (`start`, `stop`, `resumeProducing`).
 struct ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
     let queue: DispatchQueue
     let generation: Int
+    /// The handler guards its own state (``ConcurrentURLProtocol``).
+    let isConcurrent: Bool
+
+    init(instance: URLProtocol, queue: DispatchQueue, generation: Int) {
+        self.instance = instance
+        self.queue = queue
+        self.generation = generation
+        self.isConcurrent = instance is ConcurrentURLProtocol
+    }
 
     /// Runs `body` with the handler on its queue.
     func perform(_ body: @escaping @Sendable (URLProtocol) -> Void) {
         let handler = UncheckedSendable(instance)
         queue.async { body(handler.value) }
+    }
+
+    /// Runs `body` with the handler now, on this thread, when the handler allows it
+    /// (``ConcurrentURLProtocol``); on its queue otherwise. For `startLoading`, `stopLoading` and
+    /// `resumeProducing` only, and never while holding a lock the handler's reports take.
+    func performDirectlyIfConcurrent(_ body: @escaping @Sendable (URLProtocol) -> Void) {
+        if isConcurrent {
+            body(instance)
+        } else {
+            perform(body)
+        }
     }
 }
 

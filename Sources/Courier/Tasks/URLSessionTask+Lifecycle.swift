@@ -98,12 +98,12 @@ extension URLSessionTask {
 }
 
 extension ActiveLoad {
-    /// Tells the handler to stop, on its queue.
-    func stop() { perform { $0.stopLoading() } }
+    /// Tells the handler to stop, on its queue (directly for a ``ConcurrentURLProtocol``).
+    func stop() { performDirectlyIfConcurrent { $0.stopLoading() } }
 
     /// Tells a flow-controlled handler it may produce again.
     func resumeProducing() {
-        perform { ($0 as? FlowControlledURLProtocol)?.resumeProducing() }
+        performDirectlyIfConcurrent { ($0 as? FlowControlledURLProtocol)?.resumeProducing() }
     }
 }
 

@@ -138,7 +138,9 @@ extension URLSessionTask {
         }
         guard started else { return }
         session.taskDidStartLoading(self)
-        load.perform { $0.startLoading() }
+        // A built-in handler that guards its own state starts on this thread: one thread hop less
+        // per load (see ``ConcurrentURLProtocol``).
+        load.performDirectlyIfConcurrent { $0.startLoading() }
     }
 
     /// A handler reported a redirect: stop it, ask the delegate, then follow or stop.

@@ -94,12 +94,15 @@ final class ForwardProxy: @unchecked Sendable {
 
     /// Closes the listener and every connection.
     func stop() {
-        let sockets: [Int32] = state.withLock { current in
-            if current.stopped { return [] }
+        // Only the first call touches the listener: the accept loop closes it after a stop, and its
+        // descriptor number may by then belong to another test's socket.
+        let sockets: [Int32]? = state.withLock { current in
+            if current.stopped { return nil }
             current.stopped = true
             defer { current.sockets = [] }
             return current.sockets
         }
+        guard let sockets else { return }
         for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
         shutdown(listener, Int32(SHUT_RDWR))
     }

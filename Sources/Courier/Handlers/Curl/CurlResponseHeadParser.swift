@@ -3,10 +3,18 @@ import Foundation
 /// Collects header lines as libcurl hands them over and yields one ``CurlResponseHead`` per
 /// complete block. Informational (1xx) blocks are dropped; folded lines are joined; a malformed
 /// status line is reported as such.
+///
+/// This runs for every header line of every response, so it works on the line's bytes: names and
+/// values are trimmed before they become strings, the status line is parsed without splitting a
+/// string, and each name is lowercased once for the field index and given its usual
+/// capitalisation (``HTTPURLResponse/canonicalName(_:)``) here, so that the response can take the
+/// fields as they are.
 struct CurlResponseHeadParser {
     private var statusLine: String?
     private var fields = HTTPHeaderFields()
     private var lastName: String?
+    /// Room reserved for the fields of each response, so that collecting them rarely regrows.
+    private static let expectedFieldCount = 16
 
     /// What one line completed.
     enum Outcome {
@@ -22,13 +30,16 @@ struct CurlResponseHeadParser {
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         if end == 0 {
             defer { reset() }
-            guard let statusLine else { return .needMore }
-            guard let (version, code) = Self.parseStatusLine(statusLine) else { return .malformed(statusLine) }
+            guard var statusLine else { return .needMore }
+            guard let (version, code) = statusLine.withUTF8({ Self.parseStatusLine(UnsafeRawBufferPointer($0)) }) else {
+                return .malformed(statusLine)
+            }
             if (100..<200).contains(code) { return .informational }
             return .head(CurlResponseHead(statusCode: code, httpVersion: version, fields: fields))
         }
         if statusLine == nil {
             statusLine = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
+            fields = HTTPHeaderFields(minimumCapacity: Self.expectedFieldCount)
             return .needMore
         }
         if bytes[0] == 0x20 || bytes[0] == 0x09, let lastName {
@@ -36,22 +47,36 @@ struct CurlResponseHeadParser {
             fields.set(previous + " " + Self.trimmedString(bytes, from: 0, to: end), for: lastName)
             return .needMore
         }
-        // Split and trim on bytes: this runs for every header line of every response.
         guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
-        let name = Self.trimmedString(bytes, from: 0, to: colon)
+        let (lower, upper) = Self.trimmed(bytes, from: 0, to: colon)
+        guard lower < upper else { return .needMore }
         let value = Self.trimmedString(bytes, from: colon + 1, to: end)
-        guard !name.isEmpty else { return .needMore }
-        fields.add(value, for: name)
+        let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])
+        let name: String
+        if let key = HTTPHeaderFields.key(forASCII: nameBytes) {
+            name = HTTPURLResponse.canonicalName(forKey: key) ?? String(decoding: nameBytes, as: UTF8.self)
+            fields.add(value, for: name, key: key)
+        } else {
+            name = HTTPURLResponse.canonicalName(String(decoding: nameBytes, as: UTF8.self))
+            fields.add(value, for: name)
+        }
         lastName = name
         return .needMore
     }
 
-    /// The bytes in `start..<end` without surrounding spaces and tabs, as a string.
-    private static func trimmedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
+    /// The bounds of `start..<end` without surrounding spaces and tabs.
+    @inline(__always)
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (Int, Int) {
         var lower = start
         var upper = end
         while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
         while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return (lower, upper)
+    }
+
+    /// The bytes in `start..<end` without surrounding spaces and tabs, as a string.
+    private static func trimmedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
+        let (lower, upper) = trimmed(bytes, from: start, to: end)
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
     }
 
@@ -63,9 +88,32 @@ struct CurlResponseHeadParser {
 
     /// "HTTP/1.1 200 OK" → ("HTTP/1.1", 200); "HTTP/2 204" → ("HTTP/2", 204).
     static func parseStatusLine(_ line: String) -> (String, Int)? {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].count == 3,
-              let code = Int(parts[1]), (100...999).contains(code) else { return nil }
-        return (String(parts[0]), code)
+        var line = line
+        return line.withUTF8 { parseStatusLine(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The same on the line's bytes: words are separated by runs of spaces; the first must start
+    /// with "HTTP/", the second must be a three-digit code from 100 to 999.
+    private static func parseStatusLine(_ bytes: UnsafeRawBufferPointer) -> (String, Int)? {
+        let space = UInt8(ascii: " ")
+        var position = 0
+        while position < bytes.count, bytes[position] == space { position += 1 }
+        let versionStart = position
+        while position < bytes.count, bytes[position] != space { position += 1 }
+        let versionEnd = position
+        while position < bytes.count, bytes[position] == space { position += 1 }
+        let codeStart = position
+        while position < bytes.count, bytes[position] != space { position += 1 }
+        guard versionEnd - versionStart >= 5, position - codeStart == 3 else { return nil }
+        let prefix: [UInt8] = [0x48, 0x54, 0x54, 0x50, 0x2F] // "HTTP/"
+        for offset in 0..<5 where bytes[versionStart + offset] != prefix[offset] { return nil }
+        var code = 0
+        for index in codeStart..<position {
+            let digit = bytes[index]
+            guard digit >= 0x30, digit <= 0x39 else { return nil }
+            code = code * 10 + Int(digit - 0x30)
+        }
+        guard (100...999).contains(code) else { return nil }
+        return (String(decoding: UnsafeRawBufferPointer(rebasing: bytes[versionStart..<versionEnd]), as: UTF8.self), code)
     }
 }

@@ -21,5 +21,7 @@ protocol CurlTransferDelegate: AnyObject, Sendable {
 struct CurlResponseHead: Sendable {
     var statusCode: Int
     var httpVersion: String
+    /// The fields in the order received; well-known names have their usual capitalisation
+    /// (``HTTPURLResponse/canonicalName(_:)``).
     var fields: HTTPHeaderFields
 }

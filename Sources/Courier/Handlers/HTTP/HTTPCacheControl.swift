@@ -70,6 +70,7 @@ struct HTTPCacheControl: Equatable, Sendable {
 
     /// Splits a header value into lowercased directive names and their unquoted arguments.
     static func directives(in value: String) -> [(name: String, argument: String?)] {
+        if let simple = asciiDirectives(in: value) { return simple }
         var result: [(String, String?)] = []
         var current = ""
         var inQuotes = false
@@ -101,6 +102,38 @@ struct HTTPCacheControl: Equatable, Sendable {
             result.append((name, argument))
         }
         return result
+    }
+
+    /// `directives(in:)` on the bytes of an ASCII value without quotes (the usual `no-store` or
+    /// `max-age=60, public`); `nil` for any other value.
+    private static func asciiDirectives(in value: String) -> [(name: String, argument: String?)]? {
+        var value = value
+        return value.withUTF8 { bytes -> [(name: String, argument: String?)]? in
+            for byte in bytes where byte >= 0x80 || byte == UInt8(ascii: "\"") { return nil }
+            let all = UnsafeRawBufferPointer(bytes)
+            func trimmed(_ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {
+                var lower = lower
+                var upper = upper
+                while lower < upper, all[lower] == 0x20 || all[lower] == 0x09 { lower += 1 }
+                while upper > lower, all[upper - 1] == 0x20 || all[upper - 1] == 0x09 { upper -= 1 }
+                return UnsafeRawBufferPointer(rebasing: all[lower..<upper])
+            }
+            var result: [(name: String, argument: String?)] = []
+            var start = 0
+            while start <= all.count {
+                var end = start
+                while end < all.count, all[end] != UInt8(ascii: ",") { end += 1 }
+                var equals = start
+                while equals < end, all[equals] != UInt8(ascii: "=") { equals += 1 }
+                let name = trimmed(start, equals)
+                if !name.isEmpty, let key = HTTPHeaderFields.key(forASCII: name) {
+                    let argument = equals < end ? String(decoding: trimmed(equals + 1, end), as: UTF8.self) : nil
+                    result.append((key, argument))
+                }
+                start = end + 1
+            }
+            return result
+        }
     }
 
     /// A quoted string's content with escapes removed; other text unchanged.

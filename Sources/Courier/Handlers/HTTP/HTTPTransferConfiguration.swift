@@ -10,11 +10,22 @@ enum HTTPTransferConfiguration {
         return "\(process) Courier/1.0 \(CurlGlobal.version.split(separator: " ").first ?? "libcurl")"
     }()
 
-    static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) {
-        guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
+    /// The URL libcurl is given: absolute, without its fragment. A URL without a base URL and
+    /// without a fragment is passed as it is (the usual case, which needs no parsing); any other
+    /// goes through `URLComponents`.
+    static func address(of url: URL) -> String? {
+        if url.baseURL == nil {
+            let string = url.absoluteString
+            if !string.utf8.contains(UInt8(ascii: "#")) { return string }
+        }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.fragment = nil
-        guard let address = components?.string, transfer.set(CURLOPT_URL, address) else {
+        return components?.string
+    }
+
+    static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) {
+        guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
+        guard let address = address(of: url), transfer.set(CURLOPT_URL, address) else {
             throw URLError(.badURL, url: url, description: "libcurl does not accept this URL.")
         }
         transfer.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))

@@ -11,8 +11,11 @@ import Foundation
 /// Redirects are not followed by libcurl: they go back to the task, which asks the delegate
 /// (``HTTPRedirectRequest`` builds the proposed request). A 401 or 407 becomes an authentication
 /// challenge (``HTTPAuthentication``); a credential retries the request within this instance.
+///
+/// Every method guards the handler's state with its lock, so the task starts, stops and resumes it
+/// directly from any thread (``ConcurrentURLProtocol``).
 final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
-    CurlTransferDelegate, @unchecked Sendable {
+    ConcurrentURLProtocol, CurlTransferDelegate, @unchecked Sendable {
     static let schemes = ["http", "https"]
 
     /// Where one load is.
@@ -143,7 +146,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {
         guard lock.withLock({ state == .running || state == .paused }), let requestURL = request.url else { return }
         let url = transfer.info(string: CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? requestURL
-        let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, fields: head.fields)
+        // The parser gave the well-known names their usual capitalisation already.
+        let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
         let environment = self.environment
         HTTPCookieHandling.store(from: response, for: request, environment: environment)
         let proxy = head.statusCode == 407 ? proxyEndpoint(of: transfer, for: requestURL, environment: environment) : nil
