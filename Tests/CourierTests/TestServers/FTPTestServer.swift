@@ -161,7 +161,7 @@ final class FTPTestServer: @unchecked Sendable {
         for directory in ["root/dir/sub", "root/upload", "tls"] {
             try fileManager.createDirectory(at: prefix.appendingPathComponent(directory, isDirectory: true), withIntermediateDirectories: true)
         }
-        registerExitCleanup(directory: prefix)
+        TestServerExitCleanup.removeAtExit(prefix)
 
         func write(_ path: String, _ data: Data) throws { try data.write(to: root.appendingPathComponent(String(path.dropFirst()))) }
         try write(Files.hello, Files.helloContents)
@@ -219,7 +219,9 @@ final class FTPTestServer: @unchecked Sendable {
         process.standardOutput = outputHandle
         process.standardError = logHandle
         try process.run()
-        exitCleanup.withLock { $0.pid = process.processIdentifier; $0.stdin = stdin.fileHandleForWriting }
+        let input = stdin.fileHandleForWriting
+        TestServerExitCleanup.atExit { try? input.close() }
+        TestServerExitCleanup.stopAtExit(pid: process.processIdentifier)
 
         let deadline = Date().addingTimeInterval(30)
         var line: Data?
@@ -322,44 +324,4 @@ final class FTPTestServer: @unchecked Sendable {
         }
         return true
     }
-
-    // MARK: Stopping at exit
-
-    private struct ExitCleanup {
-        var pid: Int32 = 0
-        var stdin: FileHandle?
-        var directories: [URL] = []
-        var registered = false
-    }
-
-    private static let exitCleanup = Locked(ExitCleanup())
-
-    private static func registerExitCleanup(directory: URL) {
-        let register: Bool = exitCleanup.withLock { cleanup in
-            cleanup.directories.append(directory)
-            defer { cleanup.registered = true }
-            return !cleanup.registered
-        }
-        if register { atexit(ftpServerExitHandler) }
-    }
-
-    /// Stops the servers (SIGTERM, then SIGKILL after a second) and removes their directories.
-    fileprivate static func cleanUpAtExit() {
-        let cleanup = exitCleanup.current
-        try? cleanup.stdin?.close()
-        if cleanup.pid > 0 {
-            kill(cleanup.pid, SIGTERM)
-            var waited = 0
-            while kill(cleanup.pid, 0) == 0, waited < 100 {
-                usleep(10_000)
-                waited += 1
-            }
-            if kill(cleanup.pid, 0) == 0 { kill(cleanup.pid, SIGKILL) }
-        }
-        for directory in cleanup.directories { try? FileManager.default.removeItem(at: directory) }
-    }
-}
-
-private func ftpServerExitHandler() {
-    FTPTestServer.cleanUpAtExit()
 }

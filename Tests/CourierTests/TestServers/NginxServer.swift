@@ -109,7 +109,7 @@ final class NginxServer: @unchecked Sendable {
         for directory in ["docroot/protected", "logs", "tmp"] {
             try fileManager.createDirectory(at: prefix.appendingPathComponent(directory, isDirectory: true), withIntermediateDirectories: true)
         }
-        registerExitCleanup(directory: prefix)
+        TestServerExitCleanup.removeAtExit(prefix)
         let docroot = prefix.appendingPathComponent("docroot", isDirectory: true)
         func write(_ path: String, _ data: Data) throws { try data.write(to: docroot.appendingPathComponent(String(path.dropFirst()))) }
         try write(Files.hello, Files.helloContents)
@@ -153,7 +153,7 @@ final class NginxServer: @unchecked Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            exitCleanup.withLock { $0.pid = process.processIdentifier }
+            TestServerExitCleanup.stopAtExit(pid: process.processIdentifier)
             let deadline = Date().addingTimeInterval(15)
             var ready = false
             while Date() < deadline, process.isRunning {
@@ -390,42 +390,4 @@ final class NginxServer: @unchecked Sendable {
         }
         return true
     }
-
-    // MARK: Stopping at exit
-
-    private struct ExitCleanup {
-        var pid: Int32 = 0
-        var directories: [URL] = []
-        var registered = false
-    }
-
-    private static let exitCleanup = Locked(ExitCleanup())
-
-    private static func registerExitCleanup(directory: URL) {
-        let register: Bool = exitCleanup.withLock { cleanup in
-            cleanup.directories.append(directory)
-            defer { cleanup.registered = true }
-            return !cleanup.registered
-        }
-        if register { atexit(nginxExitHandler) }
-    }
-
-    /// Stops nginx (SIGTERM, then SIGKILL after a second) and removes its directories.
-    fileprivate static func cleanUpAtExit() {
-        let cleanup = exitCleanup.current
-        if cleanup.pid > 0 {
-            kill(cleanup.pid, SIGTERM)
-            var waited = 0
-            while kill(cleanup.pid, 0) == 0, waited < 100 {
-                usleep(10_000)
-                waited += 1
-            }
-            if kill(cleanup.pid, 0) == 0 { kill(cleanup.pid, SIGKILL) }
-        }
-        for directory in cleanup.directories { try? FileManager.default.removeItem(at: directory) }
-    }
-}
-
-private func nginxExitHandler() {
-    NginxServer.cleanUpAtExit()
 }

@@ -122,7 +122,7 @@ final class NginxTLSServer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: prefix.appendingPathComponent(directory, isDirectory: true),
                                                     withIntermediateDirectories: true)
         }
-        registerExitCleanup(directory: prefix)
+        TestServerExitCleanup.removeAtExit(prefix)
         try NginxServer.Files.helloContents.write(to: prefix.appendingPathComponent("docroot/hello.txt"))
         let pki = PKI(directory: prefix.appendingPathComponent("pki", isDirectory: true))
         try makePKI(pki, openssl: openssl)
@@ -136,7 +136,7 @@ final class NginxTLSServer: @unchecked Sendable {
             let process = try TestChildProcess(nginx, ["-p", prefix.path, "-c", configFile.path,
                                                        "-e", prefix.appendingPathComponent("logs/error.log").path],
                                                output: log, diesWithTests: true)
-            exitCleanup.withLock { $0.pids.append(process.pid) }
+            TestServerExitCleanup.stopAtExit(pid: process.pid)
             var strict: [TestChildProcess] = []
             for (port, version) in [(ports[7], "-tls1_3"), (ports[8], "-tls1_2")] {
                 let server = try TestChildProcess(openssl, [
@@ -144,7 +144,7 @@ final class NginxTLSServer: @unchecked Sendable {
                     "-cert_chain", pki.intermediateCA.path, "-key", pki.directory.appendingPathComponent("server.key").path,
                     "-CAfile", pki.rootCA.path, "-Verify", "2", "-verify_return_error", "-www", "-quiet", version,
                 ], output: prefix.appendingPathComponent("logs/s_server-\(port).log"), diesWithTests: true)
-                exitCleanup.withLock { $0.pids.append(server.pid) }
+                TestServerExitCleanup.stopAtExit(pid: server.pid)
                 strict.append(server)
             }
             let deadline = Date().addingTimeInterval(15)
@@ -309,44 +309,4 @@ final class NginxTLSServer: @unchecked Sendable {
 
         """
     }
-
-    // MARK: Stopping at exit
-
-    private struct ExitCleanup {
-        var pids: [Int32] = []
-        var directories: [URL] = []
-        var registered = false
-    }
-
-    private static let exitCleanup = Locked(ExitCleanup())
-
-    private static func registerExitCleanup(directory: URL) {
-        let register: Bool = exitCleanup.withLock { cleanup in
-            cleanup.directories.append(directory)
-            defer { cleanup.registered = true }
-            return !cleanup.registered
-        }
-        if register { atexit(nginxTLSExitHandler) }
-    }
-
-    /// Stops nginx (SIGTERM, then SIGKILL after a second) and removes its directory.
-    fileprivate static func cleanUpAtExit() {
-        let cleanup = exitCleanup.current
-        for pid in cleanup.pids where pid > 0 {
-            kill(pid, SIGTERM)
-            var waited = 0
-            while kill(pid, 0) == 0, waited < 100 {
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid { break }
-                usleep(10_000)
-                waited += 1
-            }
-            if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
-        }
-        for directory in cleanup.directories { try? FileManager.default.removeItem(at: directory) }
-    }
-}
-
-private func nginxTLSExitHandler() {
-    NginxTLSServer.cleanUpAtExit()
 }

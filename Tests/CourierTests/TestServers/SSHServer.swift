@@ -166,7 +166,8 @@ final class SSHServer: @unchecked Sendable {
         let prefix = fileManager.temporaryDirectory.appendingPathComponent("courier-sshd-\(UUID().uuidString)", isDirectory: true)
         let files = prefix.appendingPathComponent("files", isDirectory: true)
         try fileManager.createDirectory(at: files, withIntermediateDirectories: true)
-        registerExitCleanup(directory: prefix)
+        // COURIER_KEEP_SSHD=1 keeps the directory (configuration, logs) for debugging.
+        if ProcessInfo.processInfo.environment["COURIER_KEEP_SSHD"] == nil { TestServerExitCleanup.removeAtExit(prefix) }
         // sshd's privilege-separation directory (tmpfs: gone after a reboot).
         try? fileManager.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true,
                                          attributes: [.posixPermissions: 0o755])
@@ -218,7 +219,8 @@ final class SSHServer: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: passwordFile) }
         let changed = try TestChildProcess.run("/bin/sh", ["-c", "\(try tool("chpasswd")) < '\(passwordFile.path)'"])
         guard changed.status == 0 else { throw FaultServerError("chpasswd failed: \(changed.output)") }
-        exitCleanup.withLock { $0.lockAccount = true }
+        // The account's password is locked again when the tests end.
+        TestServerExitCleanup.atExit { spawnAndWait(["/usr/sbin/usermod", "-L", user]) }
 
         let log = prefix.appendingPathComponent("sshd.log")
         var lastError = "sshd did not start"
@@ -229,7 +231,7 @@ final class SSHServer: @unchecked Sendable {
             do {
                 let process = try launchSSHD(prefix: prefix, name: "main", port: port, hostKeyFile: hostKeyFile, log: log)
                 try Data(knownHostsLine(port: port, key: hostKey).utf8).write(to: server.knownHosts)
-                exitCleanup.withLock { $0.pids.append(process.pid) }
+                TestServerExitCleanup.stopAtExit(pid: process.pid)
                 return server
             } catch {
                 lastError = "\(error)"
@@ -279,7 +281,7 @@ final class SSHServer: @unchecked Sendable {
         let chosen = try port ?? Self.freePort()
         let process = try Self.launchSSHD(prefix: prefix, name: name, port: chosen, hostKeyFile: hostKeyFile,
                                           log: prefix.appendingPathComponent("sshd_\(name).log"), extra: extra)
-        Self.exitCleanup.withLock { $0.pids.append(process.pid) }
+        TestServerExitCleanup.stopAtExit(pid: process.pid)
         return SSHServerInstance(process: process, port: chosen)
     }
 
@@ -327,40 +329,8 @@ final class SSHServer: @unchecked Sendable {
 
     // MARK: Stopping at exit
 
-    private struct ExitCleanup {
-        var pids: [Int32] = []
-        var directories: [URL] = []
-        var registered = false
-        var lockAccount = false
-    }
-
-    private static let exitCleanup = Locked(ExitCleanup())
-
-    private static func registerExitCleanup(directory: URL) {
-        let register: Bool = exitCleanup.withLock { cleanup in
-            cleanup.directories.append(directory)
-            defer { cleanup.registered = true }
-            return !cleanup.registered
-        }
-        if register { atexit(sshdExitHandler) }
-    }
-
-    /// Stops the sshd processes, locks the test account's password again and removes the files.
-    fileprivate static func cleanUpAtExit() {
-        let cleanup = exitCleanup.current
-        for pid in cleanup.pids where pid > 0 {
-            kill(pid, SIGTERM)
-        }
-        if cleanup.lockAccount {
-            spawnAndWait(["/usr/sbin/usermod", "-L", user])
-        }
-        // COURIER_KEEP_SSHD=1 keeps the directory (configuration, logs) for debugging.
-        guard ProcessInfo.processInfo.environment["COURIER_KEEP_SSHD"] == nil else { return }
-        for directory in cleanup.directories { try? FileManager.default.removeItem(at: directory) }
-    }
-
     /// Runs a program without Foundation (safe in an exit handler), waiting at most 5 s.
-    private static func spawnAndWait(_ arguments: [String]) {
+    fileprivate static func spawnAndWait(_ arguments: [String]) {
         guard let path = arguments.first, FileManager.default.isExecutableFile(atPath: path) else { return }
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
@@ -393,8 +363,4 @@ final class SSHServerInstance: @unchecked Sendable {
         let free = Date().addingTimeInterval(5)
         while NginxServer.canConnect(port), Date() < free { usleep(10_000) }
     }
-}
-
-private func sshdExitHandler() {
-    SSHServer.cleanUpAtExit()
 }
