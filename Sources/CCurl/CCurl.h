@@ -5,8 +5,12 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 static inline CURLcode courier_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -57,6 +61,83 @@ static inline CURLcode courier_easy_getinfo_pointer(CURL *handle, CURLINFO info,
 
 static inline CURLMcode courier_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLMcode courier_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLMcode courier_multi_setopt_socket_function(CURLM *multi,
+                                                             int (*function)(CURL *, curl_socket_t, int, void *, void *)) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, function);
+}
+
+/// curl_multi_socket_action's "no socket, timers only" argument (CURL_SOCKET_TIMEOUT).
+static const curl_socket_t courier_socket_timeout = CURL_SOCKET_TIMEOUT;
+
+// ---- The epoll set the multi loop sleeps in (struct epoll_event is packed on x86_64, so Swift
+// ---- never sees it: these helpers take and return plain integers).
+
+/// A new epoll set (close-on-exec), or -1.
+static inline int courier_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+/// A new non-blocking eventfd (close-on-exec), or -1.
+static inline int courier_eventfd_create(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+/// Adds `fd` to the set (`add` non-zero) or changes its interest: reading and/or writing.
+/// Returns 0, or the errno of the failure.
+static inline int courier_epoll_watch(int epoll_fd, int fd, int add, int readable, int writable) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0);
+    event.data.fd = fd;
+    if (epoll_ctl(epoll_fd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event) == 0) return 0;
+    // The kernel forgot a closed descriptor, or still knows a reused one: try the other way.
+    if ((add && errno == EEXIST) || (!add && errno == ENOENT)) {
+        if (epoll_ctl(epoll_fd, add ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    }
+    return errno;
+}
+
+/// Removes `fd` from the set (a descriptor already closed is not an error).
+static inline void courier_epoll_unwatch(int epoll_fd, int fd) {
+    (void)epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/// Waits up to `timeout_ms` (-1: no limit) for at most `capacity` (≤ 64) ready descriptors and
+/// writes each one's number to `fds` and its readiness to `masks` as libcurl's CURL_CSELECT_* bits.
+/// Returns how many are ready: 0 on time-out or interruption, -1 on another error.
+static inline int courier_epoll_wait(int epoll_fd, int *fds, int *masks, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll_fd, events, capacity, timeout_ms);
+    if (count < 0) return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < count; i++) {
+        uint32_t ready = events[i].events;
+        int mask = 0;
+        if (ready & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) mask |= CURL_CSELECT_IN;
+        if (ready & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+        if (ready & EPOLLERR) mask |= CURL_CSELECT_ERR;
+        fds[i] = events[i].data.fd;
+        masks[i] = mask;
+    }
+    return count;
+}
+
+/// Adds one to an eventfd's counter (wakes whoever waits for it).
+static inline void courier_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    (void)write(fd, &one, sizeof one);
+}
+
+/// Resets an eventfd's counter.
+static inline void courier_eventfd_drain(int fd) {
+    uint64_t value;
+    (void)read(fd, &value, sizeof value);
 }
 
 /// The easy handle and result of a finished transfer from curl_multi_info_read, or NULL handle.

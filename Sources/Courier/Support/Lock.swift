@@ -33,6 +33,15 @@ final class Lock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Runs `body` while holding the lock if it is free now; `nil` (without running `body`) when
+    /// another thread holds it, or this one does.
+    @inline(__always)
+    func withLockIfAvailable<T>(_ body: () throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
 }
 
 /// Carries a value that is not `Sendable` across a concurrency boundary where the code guarantees

@@ -5,9 +5,18 @@ import Foundation
 /// session runs here, so thousands of transfers need one thread, and connections (and HTTP/2
 /// streams) are shared between the session's tasks.
 ///
-/// Other threads never touch the multi handle: they queue a command and wake the loop with
-/// `curl_multi_wakeup`. The loop adds and removes easy handles, unpauses them, runs
-/// `curl_multi_perform`, reports finished transfers and sleeps in `curl_multi_poll`.
+/// The multi handle uses libcurl's socket interface: libcurl says which sockets to watch
+/// (``CurlEventPoller``, an epoll set) and when its next timer is due; the loop thread sleeps in
+/// epoll and hands ready sockets and due timers to `curl_multi_socket_action`.
+///
+/// Whoever holds the *drive lock* may call libcurl: the loop thread, between two sleeps, or a
+/// thread that starts a transfer. A transfer is started on the calling thread when the lock is
+/// free (`add`): libcurl sends the request right there and the loop thread, asleep in epoll, is not
+/// woken for it — on a machine where waking a sleeping thread costs tens of microseconds, that is a
+/// large part of a small request. When the lock is busy (the loop is working, or a libcurl callback
+/// starts a retry), commands are queued and the loop is woken through the poller's eventfd. Nothing
+/// ever waits for the drive lock while holding another lock: callers only *try* it, and only the
+/// loop thread blocks on it, holding nothing.
 final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer)
@@ -18,17 +27,34 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// The key under which a session keeps its loop.
     static let resourceKey = "curl.multi"
 
+    /// The longest the loop sleeps without a reason to wake (a safety net; libcurl's timers and
+    /// the eventfd normally wake it).
+    private static let longestSleepMilliseconds = 1000
+
     private let multi: UnsafeMutableRawPointer
-    private let lock = Lock()
+    private let poller: CurlEventPoller
+    /// Held while calling libcurl (see the type's documentation).
+    private let driveLock = Lock()
+    /// Guards `commands`, `stopping` and `loopSleepsUntil`.
+    private let stateLock = Lock()
     private var commands: [Command] = []
     private var stopping = false
-    /// Transfers added to the multi handle, by easy handle address. Touched on the loop thread only.
+    /// Until when (monotonic nanoseconds) the loop thread sleeps; 0 while it is awake (it then looks
+    /// at libcurl's timer before it sleeps again).
+    private var loopSleepsUntil: UInt64 = 0
+    /// Set once the multi handle is cleaned up; guarded by the drive lock.
+    private var closed = false
+    /// Easy handles of finished http(s) transfers, for the next ones.
+    let httpHandles: CurlEasyHandlePool
+    /// Transfers added to the multi handle, by easy handle address. Guarded by the drive lock.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
-    /// A loop with a new multi handle; `nil` if libcurl cannot make one.
+    /// A loop with a new multi handle; `nil` if libcurl or the system cannot make one.
     init?(maximumConnectionsPerHost: Int) {
-        guard CurlGlobal.isInitialized, let multi = curl_multi_init() else { return nil }
+        guard CurlGlobal.isInitialized, let poller = CurlEventPoller(), let multi = curl_multi_init() else { return nil }
         self.multi = multi
+        self.poller = poller
+        httpHandles = CurlEasyHandlePool(capacity: max(2 * maximumConnectionsPerHost, 16))
         _ = courier_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         if maximumConnectionsPerHost > 0 {
             _ = courier_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
@@ -36,6 +62,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         // Keep idle connections for reuse: without this libcurl keeps only 4 per running transfer
         // and reconnects whenever fewer transfers run.
         _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(4 * maximumConnectionsPerHost, 64))
+        _ = courier_multi_setopt_socket_function(multi, curlSocketCallback)
+        // Unretained: the loop thread's closure keeps the loop alive until the handle is cleaned up.
+        _ = courier_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
         let thread = Thread { [self] in run() }
         thread.name = "courier.curl"
         thread.start()
@@ -48,56 +77,56 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         }
     }
 
-    /// Starts `transfer`.
-    func add(_ transfer: CurlTransfer) { submit(.add(transfer)) }
+    /// Starts `transfer`: on this thread when the drive lock is free, otherwise on the loop thread.
+    func add(_ transfer: CurlTransfer) { submit(.add(transfer), driveHere: true) }
 
     /// Stops `transfer`; it reports nothing more.
-    func remove(_ transfer: CurlTransfer) { submit(.remove(transfer)) }
+    func remove(_ transfer: CurlTransfer) { submit(.remove(transfer), driveHere: false) }
 
-    /// Continues a transfer paused by its write callback.
-    func unpause(_ transfer: CurlTransfer) { submit(.unpause(transfer)) }
+    /// Continues a transfer paused by its write callback. Done by the loop thread: libcurl hands
+    /// over held-back data from inside the call, and the caller may hold locks those reports take.
+    func unpause(_ transfer: CurlTransfer) { submit(.unpause(transfer), driveHere: false) }
 
     func shutDown() {
-        lock.withLock { stopping = true }
-        curl_multi_wakeup(multi)
+        stateLock.withLock { stopping = true }
+        poller.wake()
     }
 
-    private func submit(_ command: Command) {
-        let accepted: Bool = lock.withLock {
+    // MARK: Commands
+
+    private func submit(_ command: Command, driveHere: Bool) {
+        let accepted: Bool = stateLock.withLock {
             if stopping { return false }
             commands.append(command)
             return true
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else if case .add(let transfer) = command {
-            transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
+        guard accepted else {
+            abandon([command])
+            return
         }
+        if driveHere, let nextTimer = driveLock.withLockIfAvailable({ drive() ? nextTimeoutMilliseconds() : nil }) {
+            // Started here. Wake the loop only if libcurl now needs it sooner than it planned to wake.
+            if let nextTimer, sleepsPast(milliseconds: nextTimer) { poller.wake() }
+            return
+        }
+        poller.wake()
     }
 
-    private func run() {
-        var running: Int32 = 0
-        while true {
-            let (pending, stop): ([Command], Bool) = lock.withLock {
-                defer { commands.removeAll(keepingCapacity: true) }
-                return (commands, stopping)
-            }
-            if stop { break }
-            for command in pending { apply(command) }
-            _ = curl_multi_perform(multi, &running)
-            collectFinished()
-            if !active.isEmpty || running > 0 {
-                _ = curl_multi_poll(multi, nil, 0, 1000, nil)
-            } else {
-                _ = curl_multi_poll(multi, nil, 0, 10_000, nil)
-            }
+    /// Applies queued commands, runs libcurl's due timers and reports finished transfers. Call with
+    /// the drive lock held. Returns `false` (touching nothing) once the loop is stopping.
+    private func drive() -> Bool {
+        let (pending, stop): ([Command], Bool) = stateLock.withLock {
+            defer { commands.removeAll(keepingCapacity: true) }
+            return (commands, stopping)
         }
-        for transfer in active.values {
-            curl_multi_remove_handle(multi, transfer.easy)
-            transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
+        if stop || closed {
+            abandon(pending)
+            return false
         }
-        active.removeAll()
-        curl_multi_cleanup(multi)
+        for command in pending { apply(command) }
+        runDueTimers()
+        collectFinished()
+        return true
     }
 
     private func apply(_ command: Command) {
@@ -123,6 +152,91 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         }
     }
 
+    /// Ends commands that can no longer run (the loop stopped): started transfers fail.
+    private func abandon(_ commands: [Command]) {
+        for command in commands {
+            switch command {
+            case .add(let transfer): transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
+            case .remove(let transfer): transfer.release()
+            case .unpause: break
+            }
+        }
+    }
+
+    // MARK: The loop thread
+
+    private func run() {
+        var ready: [CurlEventPoller.Event] = []
+        while true {
+            let sleep: Int32? = driveLock.withLock {
+                var running: Int32 = 0
+                for event in ready {
+                    _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
+                }
+                guard drive() else { return nil }
+                let milliseconds = nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds
+                let sleep = min(milliseconds, Self.longestSleepMilliseconds)
+                stateLock.withLock {
+                    loopSleepsUntil = monotonicNanoseconds() &+ UInt64(sleep) * 1_000_000
+                }
+                return Int32(sleep)
+            }
+            guard let sleep else { break }
+            ready = poller.wait(milliseconds: sleep)
+            stateLock.withLock { loopSleepsUntil = 0 }
+        }
+        driveLock.withLock {
+            for transfer in active.values {
+                curl_multi_remove_handle(multi, transfer.easy)
+                transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
+            }
+            active.removeAll()
+            curl_multi_cleanup(multi)
+            closed = true
+            httpHandles.close()
+            let leftover: [Command] = stateLock.withLock {
+                defer { commands.removeAll() }
+                return commands
+            }
+            abandon(leftover)
+        }
+    }
+
+    /// Whether the sleeping loop thread would wake later than `milliseconds` from now.
+    private func sleepsPast(milliseconds: Int) -> Bool {
+        let due = monotonicNanoseconds() &+ UInt64(milliseconds) * 1_000_000
+        return stateLock.withLock { loopSleepsUntil != 0 && loopSleepsUntil > due }
+    }
+
+    // MARK: libcurl (drive lock held)
+
+    /// Runs `curl_multi_socket_action` for timers while libcurl says one is due now (bounded, so
+    /// that a transfer that keeps asking to run now cannot hold the lock forever).
+    private func runDueTimers() {
+        var running: Int32 = 0
+        for _ in 0..<8 {
+            guard nextTimeoutMilliseconds() == 0 else { return }
+            _ = curl_multi_socket_action(multi, courier_socket_timeout, 0, &running)
+        }
+    }
+
+    /// Milliseconds until libcurl's next timer (0: due now), or `nil` when it has none.
+    private func nextTimeoutMilliseconds() -> Int? {
+        var milliseconds = -1
+        guard curl_multi_timeout(multi, &milliseconds) == CURLM_OK, milliseconds >= 0 else { return nil }
+        return milliseconds
+    }
+
+    /// libcurl's socket callback: what to watch on `socket`.
+    fileprivate func watch(_ socket: Int32, what: Int32) {
+        switch what {
+        case CURL_POLL_IN: poller.watch(socket, readable: true, writable: false)
+        case CURL_POLL_OUT: poller.watch(socket, readable: false, writable: true)
+        case CURL_POLL_INOUT: poller.watch(socket, readable: true, writable: true)
+        default: poller.unwatch(socket)
+        }
+    }
+
     private func collectFinished() {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
@@ -134,4 +248,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             transfer.finish(result: result)
         }
     }
+}
+
+private let curlSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = { _, socket, what, loop, _ in
+    guard let loop else { return 0 }
+    Unmanaged<CurlMultiLoop>.fromOpaque(loop).takeUnretainedValue().watch(socket, what: what)
+    return 0
 }

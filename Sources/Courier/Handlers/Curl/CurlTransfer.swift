@@ -8,6 +8,8 @@ import Foundation
 /// (unretained: the loop keeps the transfer alive while the handle is in the multi handle).
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
+    /// Where the handle goes back when the transfer is released (`nil`: it is cleaned up).
+    private let pool: CurlEasyHandlePool?
     private let lock = Lock()
     private weak var delegate: (any CurlTransferDelegate)?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -22,6 +24,13 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastReplyLine = ""
     /// The TLS version and cipher suite the connection negotiated, read while the transfer runs.
     private var tls: (version: UInt16, cipherSuite: UInt16)?
+    /// Whether the connection's TLS parameters were looked for. An HTTP transfer looks once, at
+    /// the first header line (the handshake is over by then; a plain connection has none); an FTP
+    /// transfer at every reply until found, as explicit FTPS starts TLS after the greeting.
+    private var tlsLookedUp = false
+    /// The address given as `CURLOPT_URL`, and the URL to report while libcurl's effective URL is
+    /// still that address (see ``effectiveURL``).
+    private var requestedAddress: (address: String, url: URL)?
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -33,10 +42,11 @@ final class CurlTransfer: @unchecked Sendable {
         case ftp
     }
 
-    /// A transfer with a fresh easy handle; `nil` if libcurl cannot make one.
-    init?(delegate: any CurlTransferDelegate, headerMode: HeaderMode = .http) {
-        guard CurlGlobal.isInitialized, let easy = curl_easy_init() else { return nil }
+    /// A transfer with an easy handle from `pool` (or a fresh one); `nil` if libcurl cannot make one.
+    init?(delegate: any CurlTransferDelegate, headerMode: HeaderMode = .http, pool: CurlEasyHandlePool? = nil) {
+        guard CurlGlobal.isInitialized, let easy = pool?.take() ?? curl_easy_init() else { return nil }
         self.easy = easy
+        self.pool = pool
         self.delegate = delegate
         self.headerMode = headerMode
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -53,7 +63,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        curl_easy_cleanup(easy)
+        if let pool { pool.recycle(easy) } else { curl_easy_cleanup(easy) }
         if let headerList { curl_slist_free_all(headerList) }
         for string in retainedStrings { free(string) }
         errorBuffer.deallocate()
@@ -66,6 +76,25 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // MARK: Configuration (before the transfer is added to the loop)
+
+    /// Sets `CURLOPT_URL` to `address`; `url` is what ``effectiveURL`` reports while libcurl's
+    /// effective URL is that same string (`nil`: parse libcurl's string).
+    @discardableResult
+    func setURL(_ address: String, reportedAs url: URL?) -> Bool {
+        if let url { requestedAddress = (address, url) }
+        return set(CURLOPT_URL, address)
+    }
+
+    /// The URL libcurl last requested (`CURLINFO_EFFECTIVE_URL`): the URL given to ``setURL(_:reportedAs:)``
+    /// when libcurl's string is the address it was given (no parsing then), or the parsed string.
+    var effectiveURL: URL? {
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard courier_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &value) == CURLE_OK, let value else { return nil }
+        if let requestedAddress, requestedAddress.address.withCString({ strcmp($0, value) == 0 }) {
+            return requestedAddress.url
+        }
+        return URL(string: String(cString: value))
+    }
 
     /// Sets a string option; libcurl copies most strings, but the copy is kept alive anyway.
     @discardableResult
@@ -116,14 +145,16 @@ final class CurlTransfer: @unchecked Sendable {
         lock.withLock { tls }
     }
 
-    /// Reads the connection's TLS parameters once they exist (header callbacks run while the
-    /// connection belongs to this transfer).
+    /// Reads the connection's TLS parameters at the first header line (header callbacks run while
+    /// the connection belongs to this transfer). Header callbacks are serialised by the loop.
     private func recordTLSIfNeeded() {
-        guard lock.withLock({ tls == nil }) else { return }
+        guard !tlsLookedUp else { return }
+        tlsLookedUp = headerMode == .http
         var version: Int32 = 0
         var cipher: Int32 = 0
         courier_tls_negotiated(easy, &version, &cipher)
         guard version > 0, let tlsVersion = UInt16(exactly: version) else { return }
+        tlsLookedUp = true
         lock.withLock { tls = (tlsVersion, UInt16(truncatingIfNeeded: cipher)) }
     }
 

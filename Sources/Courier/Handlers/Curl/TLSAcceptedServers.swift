@@ -9,6 +9,9 @@ final class TLSAcceptedServers: HandlerSessionResource, @unchecked Sendable {
 
     private let lock = Lock()
     private var servers: [String: TLSServerTrust] = [:]
+    /// Whether any server was accepted: most sessions accept none, and then a look-up need not
+    /// build a key.
+    private var isEmpty: Bool { lock.withLock { servers.isEmpty } }
 
     /// The session's table, created on first use.
     static func shared(in environment: HandlerEnvironment) -> TLSAcceptedServers? {
@@ -16,7 +19,9 @@ final class TLSAcceptedServers: HandlerSessionResource, @unchecked Sendable {
     }
 
     func server(for url: URL) -> TLSServerTrust? {
-        lock.withLock { servers[Self.key(url)] }
+        if isEmpty { return nil }
+        let key = Self.key(url)
+        return lock.withLock { servers[key] }
     }
 
     /// Remembers `server` for `url`'s host and port and returns what is remembered: an earlier

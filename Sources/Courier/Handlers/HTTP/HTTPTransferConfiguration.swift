@@ -14,18 +14,24 @@ enum HTTPTransferConfiguration {
     /// without a fragment is passed as it is (the usual case, which needs no parsing); any other
     /// goes through `URLComponents`.
     static func address(of url: URL) -> String? {
+        addressAndOrigin(of: url)?.address
+    }
+
+    /// ``address(of:)``, and whether it is `url`'s own string (so that `url` can stand for it).
+    private static func addressAndOrigin(of url: URL) -> (address: String, isURLString: Bool)? {
         if url.baseURL == nil {
             let string = url.absoluteString
-            if !string.utf8.contains(UInt8(ascii: "#")) { return string }
+            if !string.utf8.contains(UInt8(ascii: "#")) { return (string, true) }
         }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.fragment = nil
-        return components?.string
+        return components?.string.map { ($0, false) }
     }
 
     static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) {
         guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
-        guard let address = address(of: url), transfer.set(CURLOPT_URL, address) else {
+        guard let (address, isURLString) = addressAndOrigin(of: url),
+              transfer.setURL(address, reportedAs: isURLString ? url : nil) else {
             throw URLError(.badURL, url: url, description: "libcurl does not accept this URL.")
         }
         transfer.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))

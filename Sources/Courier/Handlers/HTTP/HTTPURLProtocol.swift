@@ -73,7 +73,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     func startAttempt(expecting expected: State) {
         guard let url = request.url else { return }
         let environment = self.environment
-        guard let loop = CurlMultiLoop.shared(in: environment), let transfer = CurlTransfer(delegate: self) else {
+        guard let loop = CurlMultiLoop.shared(in: environment), let transfer = CurlTransfer(delegate: self, pool: loop.httpHandles) else {
             fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised."), expecting: expected)
             return
         }
@@ -145,7 +145,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {
         guard lock.withLock({ state == .running || state == .paused }), let requestURL = request.url else { return }
-        let url = transfer.info(string: CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? requestURL
+        let url = transfer.effectiveURL ?? requestURL
         // The parser gave the well-known names their usual capitalisation already.
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
         let environment = self.environment
