@@ -79,6 +79,9 @@ RAW="$RESULTS/latest-raw.txt"
 : >"$RAW"
 
 # ---------------------------------------------------------------- build
+# SwiftPM keeps the list of a path dependency's source files in its build manifest and does not
+# notice files added to Courier since: drop the manifest so that every build starts from the tree.
+rm -f "$PACKAGE/.build/release.yaml"
 log "building bench-foundation (release)"
 swift build -c release --package-path "$PACKAGE" --product bench-foundation >&2
 BIN="$(swift build -c release --package-path "$PACKAGE" --show-bin-path)"

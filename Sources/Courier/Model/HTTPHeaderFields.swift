@@ -4,8 +4,13 @@ import Foundation
 ///
 /// HTTP field names are case-insensitive (RFC 9110 §5.1), so `Content-Type` and `content-type` name
 /// the same field. This storage keeps the spelling under which a name was first seen, remembers the
-/// order in which fields were added, and answers look-ups through an index keyed by the lowercased
-/// name, so a look-up lowercases only the queried name, once, and never the stored keys.
+/// order in which fields were added, and keeps each name's lowercased form (its *key*) beside it, so
+/// a look-up lowercases only the queried name, once, and never the stored names.
+///
+/// Most messages carry a dozen fields or so, whose keys are short enough to be stored inline in a
+/// `String` (15 bytes or fewer): comparing such keys one after the other is cheaper than hashing
+/// one. So a look-up scans the keys, and a hash index is built only when a collection grows past
+/// ``indexThreshold`` fields.
 ///
 /// Used by `URLRequest` for request headers and by `HTTPURLResponse` for response headers.
 internal struct HTTPHeaderFields: Sendable {
@@ -18,22 +23,28 @@ internal struct HTTPHeaderFields: Sendable {
         internal var value: String
     }
 
+    /// The field count above which look-ups go through a hash index instead of a scan.
+    private static let indexThreshold = 24
+
     /// The fields, in the order in which their names were first added.
     private var fields: [Field]
-    /// Lowercased field name → position in `fields`.
-    private var index: [String: Int]
+    /// The lowercased name of each field, at the same positions as `fields`.
+    private var keys: [String]
+    /// Lowercased field name → position in `fields`; only for collections past the threshold.
+    private var index: [String: Int]?
 
     /// Creates an empty collection.
     internal init() {
         fields = []
-        index = [:]
+        keys = []
+        index = nil
     }
 
     /// Creates an empty collection with room for `capacity` fields.
     internal init(minimumCapacity capacity: Int) {
-        fields = []
+        self.init()
         fields.reserveCapacity(capacity)
-        index = [String: Int](minimumCapacity: capacity)
+        keys.reserveCapacity(capacity)
     }
 
     /// Creates a collection holding the entries of `dictionary`.
@@ -42,9 +53,7 @@ internal struct HTTPHeaderFields: Sendable {
     /// order (and the order headers are written on the wire) deterministic. If the dictionary holds
     /// two names that differ only in case, the one that sorts last wins.
     internal init(_ dictionary: [String: String]) {
-        self.init()
-        fields.reserveCapacity(dictionary.count)
-        index.reserveCapacity(dictionary.count)
+        self.init(minimumCapacity: dictionary.count)
         for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
             set(value, for: name)
         }
@@ -67,13 +76,13 @@ internal struct HTTPHeaderFields: Sendable {
 
     /// The value stored for `name` (compared case-insensitively), or `nil` if there is none.
     internal func value(for name: String) -> String? {
-        guard let position = index[Self.key(for: name)] else { return nil }
+        guard let position = position(ofKey: Self.key(for: name)) else { return nil }
         return fields[position].value
     }
 
     /// Whether a field named `name` (compared case-insensitively) is present.
     internal func contains(_ name: String) -> Bool {
-        index[Self.key(for: name)] != nil
+        position(ofKey: Self.key(for: name)) != nil
     }
 
     /// Replaces the value of `name` with `value`; a `nil` value removes the field.
@@ -85,11 +94,10 @@ internal struct HTTPHeaderFields: Sendable {
             remove(key: key)
             return
         }
-        if let position = index[key] {
+        if let position = position(ofKey: key) {
             fields[position].value = value
         } else {
-            index[key] = fields.count
-            fields.append(Field(name: name, value: value))
+            append(Field(name: name, value: value), key: key)
         }
     }
 
@@ -102,11 +110,10 @@ internal struct HTTPHeaderFields: Sendable {
     /// `add(_:for:)` with the index key of `name` already computed (`key(for: name)`), for parsers
     /// that lowercase the name on the wire bytes.
     internal mutating func add(_ value: String, for name: String, key: String) {
-        if let position = index[key] {
+        if let position = position(ofKey: key) {
             fields[position].value += "," + value
         } else {
-            index[key] = fields.count
-            fields.append(Field(name: name, value: value))
+            append(Field(name: name, value: value), key: key)
         }
     }
 
@@ -129,15 +136,34 @@ internal struct HTTPHeaderFields: Sendable {
 
     // MARK: - Private
 
-    private mutating func remove(key: String) {
-        guard let position = index.removeValue(forKey: key) else { return }
-        fields.remove(at: position)
-        // Shift the positions of the fields that followed the removed one.
-        if position < fields.count {
-            for later in position..<fields.count {
-                index[Self.key(for: fields[later].name)] = later
-            }
+    /// The position of the field whose key is `key`.
+    @inline(__always)
+    private func position(ofKey key: String) -> Int? {
+        if let index { return index[key] }
+        return keys.firstIndex(of: key)
+    }
+
+    private mutating func append(_ field: Field, key: String) {
+        fields.append(field)
+        keys.append(key)
+        if index != nil {
+            index?[key] = fields.count - 1
+        } else if fields.count > Self.indexThreshold {
+            rebuildIndex()
         }
+    }
+
+    private mutating func remove(key: String) {
+        guard let position = position(ofKey: key) else { return }
+        fields.remove(at: position)
+        keys.remove(at: position)
+        if index != nil { rebuildIndex() }
+    }
+
+    private mutating func rebuildIndex() {
+        var rebuilt = [String: Int](minimumCapacity: keys.count)
+        for (position, key) in keys.enumerated() { rebuilt[key] = position }
+        index = rebuilt
     }
 
     /// The index key for a field name: its ASCII-lowercased form. Names that are already lowercase
@@ -193,8 +219,8 @@ extension HTTPHeaderFields: Hashable {
     /// exactly the same values, whatever their order or spelling.
     internal static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
         guard lhs.fields.count == rhs.fields.count else { return false }
-        for (key, position) in lhs.index {
-            guard let other = rhs.index[key], rhs.fields[other].value == lhs.fields[position].value else {
+        for (position, key) in lhs.keys.enumerated() {
+            guard let other = rhs.position(ofKey: key), rhs.fields[other].value == lhs.fields[position].value else {
                 return false
             }
         }
@@ -204,7 +230,7 @@ extension HTTPHeaderFields: Hashable {
     /// Hashes the fields independently of their order and of the case of their names.
     internal func hash(into hasher: inout Hasher) {
         var combined = 0
-        for (key, position) in index {
+        for (position, key) in keys.enumerated() {
             var fieldHasher = Hasher()
             fieldHasher.combine(key)
             fieldHasher.combine(fields[position].value)

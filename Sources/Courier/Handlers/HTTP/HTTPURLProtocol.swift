@@ -59,8 +59,12 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    var environment: HandlerEnvironment {
-        (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+    /// The session's stores and settings, read from the client once.
+    let environment: HandlerEnvironment
+
+    required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
+        environment = (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+        super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
     override func startLoading() {
