@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import Synchronization
 
 /// One libcurl multi handle and the thread that drives it: every http(s) and ftp transfer of a
 /// session runs here, so thousands of transfers need one thread, and connections (and HTTP/2
@@ -10,13 +11,16 @@ import Foundation
 /// epoll and hands ready sockets and due timers to `curl_multi_socket_action`.
 ///
 /// Whoever holds the *drive lock* may call libcurl: the loop thread, between two sleeps, or a
-/// thread that starts a transfer. A transfer is started on the calling thread when the lock is
-/// free (`add`): libcurl sends the request right there and the loop thread, asleep in epoll, is not
-/// woken for it — on a machine where waking a sleeping thread costs tens of microseconds, that is a
-/// large part of a small request. When the lock is busy (the loop is working, or a libcurl callback
-/// starts a retry), commands are queued and the loop is woken through the poller's eventfd. Nothing
-/// ever waits for the drive lock while holding another lock: callers only *try* it, and only the
-/// loop thread blocks on it, holding nothing.
+/// thread that starts a transfer. A transfer is started on the calling thread when the loop is
+/// asleep with nothing to do and the lock is free (`add`): libcurl sends the request right there
+/// and the loop, asleep in epoll, is not woken for it — on a machine where waking a sleeping thread
+/// costs tens of microseconds, that is a large part of a small request. Otherwise the command is
+/// queued: an awake loop looks at the queue before it sleeps again (and takes a burst of commands in
+/// one pass, which keeps many streams of one HTTP/2 connection on one thread), and a sleeping one is
+/// woken through the poller's eventfd. `remove` and `unpause` are always queued (libcurl may answer
+/// them with callbacks into a handler whose caller holds its locks). Nothing ever waits for the
+/// drive lock while holding another lock: callers only *try* it, and only the loop thread blocks on
+/// it, holding nothing.
 final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer)
@@ -47,7 +51,13 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// Easy handles of finished http(s) transfers, for the next ones.
     let httpHandles: CurlEasyHandlePool
     /// Transfers added to the multi handle, by easy handle address. Guarded by the drive lock.
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:] {
+        didSet { activeCount.store(active.count, ordering: .relaxed) }
+    }
+    /// `active.count`, readable without the drive lock: a thread starting a transfer does not even
+    /// try the lock while transfers run (a stale value only sends it down the other path).
+    private let activeCount = Atomic<Int>(0)
+
 
     /// A loop with a new multi handle; `nil` if libcurl or the system cannot make one.
     init?(maximumConnectionsPerHost: Int) {
@@ -95,21 +105,50 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     // MARK: Commands
 
     private func submit(_ command: Command, driveHere: Bool) {
-        let accepted: Bool = stateLock.withLock {
-            if stopping { return false }
+        let (accepted, loopIsAsleep): (Bool, Bool) = stateLock.withLock {
+            if stopping { return (false, false) }
             commands.append(command)
-            return true
+            return (true, loopSleepsUntil != 0)
         }
         guard accepted else {
             abandon([command])
             return
         }
-        if driveHere, let nextTimer = driveLock.withLockIfAvailable({ drive() ? nextTimeoutMilliseconds() : nil }) {
-            // Started here. Wake the loop only if libcurl now needs it sooner than it planned to wake.
-            if let nextTimer, sleepsPast(milliseconds: nextTimer) { poller.wake() }
-            return
+        // An awake loop looks at the commands before it sleeps again (`run`), and takes a burst of
+        // them in one pass.
+        guard loopIsAsleep else { return }
+        if driveHere, activeCount.load(ordering: .relaxed) == 0,
+           let driven = driveLock.withLockIfAvailable({ driveIfIdle() }) {
+            switch driven {
+            case .started(let nextTimer):
+                // Wake the loop only if libcurl now needs it sooner than it planned to wake.
+                if let nextTimer, sleepsPast(milliseconds: nextTimer) { poller.wake() }
+                return
+            case .stopping:
+                return
+            case .busy:
+                break
+            }
         }
         poller.wake()
+    }
+
+    /// What a thread starting a transfer did with the drive lock.
+    private enum InlineDrive {
+        /// It drove libcurl; libcurl's next timer is due in this many milliseconds (`nil`: none).
+        case started(nextTimer: Int?)
+        /// Transfers are running: the loop thread is at work on them and takes the command.
+        case busy
+        /// The loop is stopping; the command was abandoned.
+        case stopping
+    }
+
+    /// Drives libcurl on this thread when no transfer is running (drive lock held). With transfers
+    /// running the loop thread is busy with them anyway, and two threads taking turns on one
+    /// connection (HTTP/2 streams) only hand the lock back and forth.
+    private func driveIfIdle() -> InlineDrive {
+        guard active.isEmpty || closed else { return .busy }
+        return drive() ? .started(nextTimer: nextTimeoutMilliseconds()) : .stopping
     }
 
     /// Applies queued commands, runs libcurl's due timers and reports finished transfers. Call with
@@ -176,10 +215,13 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 guard drive() else { return nil }
                 let milliseconds = nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds
                 let sleep = min(milliseconds, Self.longestSleepMilliseconds)
-                stateLock.withLock {
+                // Commands submitted while the loop was awake did not wake it: look before sleeping.
+                let maySleep: Bool = stateLock.withLock {
+                    guard commands.isEmpty, !stopping else { return false }
                     loopSleepsUntil = monotonicNanoseconds() &+ UInt64(sleep) * 1_000_000
+                    return true
                 }
-                return Int32(sleep)
+                return maySleep ? Int32(sleep) : 0
             }
             guard let sleep else { break }
             ready = poller.wait(milliseconds: sleep)
