@@ -10,14 +10,10 @@ enum HTTPTransferConfiguration {
         return "\(process) Courier/1.0 \(CurlGlobal.version.split(separator: " ").first ?? "libcurl")"
     }()
 
-    /// The URL libcurl is given: absolute, without its fragment. A URL without a base URL and
-    /// without a fragment is passed as it is (the usual case, which needs no parsing); any other
-    /// goes through `URLComponents`.
-    static func address(of url: URL) -> String? {
-        addressAndOrigin(of: url)?.address
-    }
-
-    /// ``address(of:)``, and whether it is `url`'s own string (so that `url` can stand for it).
+    /// The URL libcurl is given — absolute, without its fragment — and whether it is `url`'s own
+    /// string (so that `url` can stand for it). A URL without a base URL and without a fragment is
+    /// passed as it is (the usual case, which needs no parsing); any other goes through
+    /// `URLComponents`.
     private static func addressAndOrigin(of url: URL) -> (address: String, isURLString: Bool)? {
         if url.baseURL == nil {
             let string = url.absoluteString
