@@ -19,9 +19,9 @@ struct ProtocolResolver: Sendable {
     func handlerClass(for request: URLRequest) -> URLProtocol.Type? {
         for box in configured where box.type.canInit(with: request) { return box.type }
         for type in ProtocolRegistry.shared.registered where type.canInit(with: request) { return type }
-        if let scheme = request.url?.scheme, plugins.serves(scheme: scheme) { return PluginURLProtocol.self }
-        guard let scheme = request.url?.scheme,
-              let type = builtIns.handler(forScheme: scheme),
+        guard let scheme = request.url?.scheme else { return nil }
+        if plugins.serves(scheme: scheme) { return PluginURLProtocol.self }
+        guard let type = builtIns.handler(forScheme: scheme),
               type.canInit(with: request) else { return nil }
         return type
     }

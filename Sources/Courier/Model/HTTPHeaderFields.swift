@@ -140,7 +140,10 @@ internal struct HTTPHeaderFields: Sendable {
     @inline(__always)
     private func position(ofKey key: String) -> Int? {
         if let index { return index[key] }
-        return keys.firstIndex(of: key)
+        // Most keys differ from the one sought in length, which a string knows without looking at
+        // its bytes: comparing lengths first skips nearly every full comparison.
+        let length = key.utf8.count
+        return keys.firstIndex { $0.utf8.count == length && $0 == key }
     }
 
     private mutating func append(_ field: Field, key: String) {

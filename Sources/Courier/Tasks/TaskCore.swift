@@ -39,22 +39,25 @@ enum TaskPhase {
 /// is a ``ConcurrentURLProtocol`` (`start`, `stop`, `resumeProducing`).
 struct ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
-    let queue: DispatchQueue
+    /// The serial queue the handler's calls run on; `nil` for a handler that guards its own state
+    /// (``ConcurrentURLProtocol``), which needs none.
+    private let queue: DispatchQueue?
     let generation: Int
     /// The handler guards its own state (``ConcurrentURLProtocol``).
-    let isConcurrent: Bool
+    var isConcurrent: Bool { queue == nil }
 
-    init(instance: URLProtocol, queue: DispatchQueue, generation: Int) {
+    init(instance: URLProtocol, generation: Int) {
         self.instance = instance
-        self.queue = queue
         self.generation = generation
-        self.isConcurrent = instance is ConcurrentURLProtocol
+        self.queue = instance is ConcurrentURLProtocol
+            ? nil
+            : DispatchQueue(label: "courier.handler", target: DispatchQueue.global())
     }
 
-    /// Runs `body` with the handler on its queue.
+    /// Runs `body` with the handler on its queue (on a global queue for a concurrent handler).
     func perform(_ body: @escaping @Sendable (URLProtocol) -> Void) {
         let handler = UncheckedSendable(instance)
-        queue.async { body(handler.value) }
+        (queue ?? DispatchQueue.global()).async { body(handler.value) }
     }
 
     /// Runs `body` with the handler now, on this thread, when the handler allows it

@@ -123,9 +123,7 @@ extension URLSessionTask {
         guard let generation else { return }
         let client = TaskProtocolClient(task: self, generation: generation)
         let instance = handlerType.init(task: self, cachedResponse: cachedResponse, client: client)
-        let load = ActiveLoad(instance: instance,
-                              queue: DispatchQueue(label: "courier.handler", target: DispatchQueue.global()),
-                              generation: generation)
+        let load = ActiveLoad(instance: instance, generation: generation)
         let started: Bool = lock.withLock {
             guard core.generation == generation else { return false }
             switch core.phase {

@@ -15,8 +15,6 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var headParser = CurlResponseHeadParser()
     private var body: CurlRequestBody?
-    /// Strings libcurl was given by pointer and may read until cleanup.
-    private var retainedStrings: [UnsafeMutablePointer<CChar>] = []
     private var finished = false
     /// What the header callback receives: HTTP response heads, or FTP server replies.
     private let headerMode: HeaderMode
@@ -55,9 +53,6 @@ final class CurlTransfer: @unchecked Sendable {
         _ = courier_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
         _ = courier_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
         _ = courier_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
-        _ = courier_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
-        _ = courier_easy_setopt_xferinfo_function(easy, curlProgressCallback)
-        _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         _ = courier_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
     }
@@ -65,7 +60,6 @@ final class CurlTransfer: @unchecked Sendable {
     deinit {
         if let pool { pool.recycle(easy) } else { curl_easy_cleanup(easy) }
         if let headerList { curl_slist_free_all(headerList) }
-        for string in retainedStrings { free(string) }
         errorBuffer.deallocate()
     }
 
@@ -96,12 +90,11 @@ final class CurlTransfer: @unchecked Sendable {
         return URL(string: String(cString: value))
     }
 
-    /// Sets a string option; libcurl copies most strings, but the copy is kept alive anyway.
+    /// Sets a string option. libcurl copies every string option it is given (all but
+    /// `CURLOPT_POSTFIELDS`, which Courier does not use), so the string need not outlive the call.
     @discardableResult
     func set(_ option: CURLoption, _ value: String) -> Bool {
-        guard let copy = strdup(value) else { return false }
-        retainedStrings.append(copy)
-        return courier_easy_setopt_string(easy, option, copy) == CURLE_OK
+        value.withCString { courier_easy_setopt_string(easy, option, $0) } == CURLE_OK
     }
 
     @discardableResult
@@ -125,11 +118,16 @@ final class CurlTransfer: @unchecked Sendable {
         _ = courier_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeRawPointer(list))
     }
 
-    /// Streams the request body from `body` through libcurl's read callback.
+    /// Streams the request body from `body` through libcurl's read callback, with progress
+    /// reports (`didSend`). Transfers without a body leave libcurl's progress callback off.
     func setBody(_ body: CurlRequestBody) {
         self.body = body
-        _ = courier_easy_setopt_pointer(easy, CURLOPT_READDATA, Unmanaged.passUnretained(self).toOpaque())
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_READDATA, me)
         _ = courier_easy_setopt_read_function(easy, curlReadCallback)
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
+        _ = courier_easy_setopt_xferinfo_function(easy, curlProgressCallback)
+        _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
     }
 
     // MARK: Reports (loop thread)

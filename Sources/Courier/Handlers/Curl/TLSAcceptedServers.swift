@@ -8,7 +8,7 @@ final class TLSAcceptedServers: HandlerSessionResource, @unchecked Sendable {
     static let resourceKey = "tls.accepted-servers"
 
     private let lock = Lock()
-    private var servers: [String: TLSServerTrust] = [:]
+    private var servers: [Key: TLSServerTrust] = [:]
     /// Whether any server was accepted: most sessions accept none, and then a look-up need not
     /// build a key.
     private var isEmpty: Bool { lock.withLock { servers.isEmpty } }
@@ -40,7 +40,13 @@ final class TLSAcceptedServers: HandlerSessionResource, @unchecked Sendable {
         lock.withLock { servers.removeAll() }
     }
 
-    private static func key(_ url: URL) -> String {
-        "\(url.host?.lowercased() ?? ""):\(url.port ?? TLSServerTrustChallenge.defaultPort(for: url))"
+    /// A server: host (lowercased) and port.
+    private struct Key: Hashable {
+        let host: String
+        let port: Int
+    }
+
+    private static func key(_ url: URL) -> Key {
+        Key(host: url.host?.lowercased() ?? "", port: url.port ?? TLSServerTrustChallenge.defaultPort(for: url))
     }
 }

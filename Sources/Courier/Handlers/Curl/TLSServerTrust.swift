@@ -6,6 +6,8 @@ import Foundation
 /// server is accepted.
 final class TLSServerTrust: @unchecked Sendable {
     private let keyFile: URL
+    /// `keyFile`'s path, made once: every later transfer to the server sets it.
+    private let keyFilePath: String
     /// The pinned SubjectPublicKeyInfo (DER).
     let publicKey: Data
 
@@ -17,6 +19,7 @@ final class TLSServerTrust: @unchecked Sendable {
         guard FileManager.default.createFile(atPath: file.path, contents: publicKey,
                                              attributes: [.posixPermissions: 0o600]) else { return nil }
         keyFile = file
+        keyFilePath = file.path
         self.publicKey = publicKey
     }
 
@@ -26,7 +29,7 @@ final class TLSServerTrust: @unchecked Sendable {
     func apply(to transfer: CurlTransfer) {
         transfer.set(CURLOPT_SSL_VERIFYPEER, 0)
         transfer.set(CURLOPT_SSL_VERIFYHOST, 0)
-        transfer.set(CURLOPT_PINNEDPUBLICKEY, keyFile.path)
+        transfer.set(CURLOPT_PINNEDPUBLICKEY, keyFilePath)
     }
 
     /// The `URLError` code for a failed certificate verification, from libcurl's message.
