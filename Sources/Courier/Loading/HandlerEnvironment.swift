@@ -22,6 +22,8 @@ struct HandlerEnvironment: @unchecked Sendable {
     var waitsForConnectivity = false
     /// The TLS versions connections may use.
     var tlsVersions: ClosedRange<UInt16> = 0x0303...0x0304
+    /// The certificate authorities to verify TLS servers against; `nil`: the system's.
+    var tlsTrustAnchors: TLSTrustAnchors?
     /// `sshKnownHostsURL`: the known-hosts file for SSH host keys (`nil`: the user's and the system's).
     var sshKnownHostsURL: URL?
     /// Where the SSH agent socket and the default identity files are.

@@ -109,6 +109,7 @@ open class URLSession: NSObject, @unchecked Sendable {
             environment.sshUserEnvironment = copy.sshUserEnvironment ?? .process
             let lowest = copy.tlsMinimumSupportedProtocolVersion.rawValue
             environment.tlsVersions = lowest...max(lowest, copy.tlsMaximumSupportedProtocolVersion.rawValue)
+            environment.tlsTrustAnchors = copy.tlsTrustAnchors ?? TLSTrustAnchors.process
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
                                         builtIns: BuiltInHandlers.table)
         }

@@ -31,6 +31,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t = .TLSv13
         var sshKnownHostsURL: URL?
         var sshUserEnvironment: SSHUserEnvironment?
+        var tlsTrustAnchors: TLSTrustAnchors?
     }
 
     private let lock = Lock()
@@ -239,6 +240,14 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     var sshUserEnvironment: SSHUserEnvironment? {
         get { self.get(\.sshUserEnvironment) }
         set { self.set(\.sshUserEnvironment, newValue) }
+    }
+
+    /// The certificate authorities TLS servers are verified against; `nil` means what this
+    /// process's environment names when the session is created (`SSL_CERT_FILE`, `SSL_CERT_DIR`,
+    /// see ``TLSTrustAnchors``), else the system's. Not public: tests point it at their own CA.
+    var tlsTrustAnchors: TLSTrustAnchors? {
+        get { self.get(\.tlsTrustAnchors) }
+        set { self.set(\.tlsTrustAnchors, newValue) }
     }
 
     /// `URLProtocol` subclasses the session asks, in order, before registered classes and the

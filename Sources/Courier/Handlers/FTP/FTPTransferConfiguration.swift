@@ -41,6 +41,7 @@ enum FTPTransferConfiguration {
             transfer.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue))
             transfer.set(CURLOPT_SSLVERSION, TLSVersionOption.value(for: environment.tlsVersions))
         }
+        environment.tlsTrustAnchors?.apply(to: transfer)
         // Modification times (MDTM) make the resume validator.
         transfer.set(CURLOPT_FILETIME, 1)
 

@@ -45,6 +45,8 @@ enum HTTPTransferConfiguration {
             // when it is HTTP/2, instead of each opening a connection of its own.
             transfer.set(CURLOPT_PIPEWAIT, 1)
         }
+        // Also for http: the request may go through an https proxy.
+        environment.tlsTrustAnchors?.apply(to: transfer)
         let connectTimeout = request.timeoutInterval != 60 ? request.timeoutInterval : environment.requestTimeout
         if connectTimeout > 0, connectTimeout.isFinite {
             transfer.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e6) * 1000))

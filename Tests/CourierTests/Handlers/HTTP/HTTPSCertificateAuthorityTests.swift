@@ -6,9 +6,8 @@ import Testing
 /// intermediate → server, ``NginxTLSServer``): what an untrusted chain looks like to the delegate,
 /// accepting it, a certificate for another host name and an expired one.
 ///
-/// Courier has no API to add trust anchors (the Security framework's `SecTrustSetAnchorCertificates`
-/// has no counterpart: ``SecTrust`` only describes a failed verification), so the test CA is never
-/// trusted and every check here goes through the server-trust challenge. OpenSSL reports the first
+/// The sessions here trust the system's authorities only (trusting the test CA is
+/// ``HTTPSTrustAnchorTests``), so every check goes through the server-trust challenge. OpenSSL reports the first
 /// problem it meets, and an unknown issuer comes before a wrong host name or a date, so those two
 /// are seen here as chains with an unknown root; the mapping of libcurl's words for them is checked
 /// separately below.
