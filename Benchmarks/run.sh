@@ -355,7 +355,8 @@ connections() {
 
 # hbench KEY REPS IMPL MEASUREMENT ARGS...: like bench, for the HTTP measurements: results are kept
 # under IMPL:KEY, "@TAG@" in ARGS becomes the run's tag, and the connections of every run are
-# counted. FoundationNetworking's https runs see the test certificate as the system's CA bundle.
+# counted. FoundationNetworking's https runs see the test certificate as the system's CA bundle;
+# Courier's are given it as SSL_CERT_FILE.
 hbench() {
     local key="$1" reps="$2" impl="$3" what="$4"; shift 4
     local rep out rc tag args=() runner=()
@@ -363,6 +364,10 @@ hbench() {
         tag="$impl-$key-$rep"
         args=("${@//@TAG@/$tag}")
         runner=("$BIN/bench-$impl")
+        if [ "$impl" = "courier" ]; then
+            # Courier verifies the test certificate as curl does with --cacert (TLSTrustAnchors).
+            runner=(env SSL_CERT_FILE="$CERT" "$BIN/bench-$impl")
+        fi
         if [ "$impl" = "foundation" ] && [[ "$key" == *https* ]]; then
             if [ "$FOUNDATION_HTTPS" != "measured" ]; then
                 V["$impl:$key:unsupported"]=1

@@ -165,6 +165,18 @@ static inline const char *courier_certinfo_pem(CURL *handle, int index) {
     return NULL;
 }
 
+/// SHA-256 of `length` bytes at `data` into `digest` (32 bytes), by the libcrypto libcurl's OpenSSL
+/// backend loaded (looked up at run time, as below). Returns 0 when there is no such function.
+static inline int courier_sha256(const void *data, size_t length, unsigned char *digest) {
+    typedef unsigned char *(*sha256_f)(const unsigned char *, size_t, unsigned char *);
+    void *process = dlopen(NULL, RTLD_LAZY);
+    if (process == NULL) return 0;
+    sha256_f sha256 = (sha256_f)dlsym(process, "SHA256");
+    if (sha256 == NULL) return 0;
+    sha256((const unsigned char *)data, length, digest);
+    return 1;
+}
+
 /// The TLS version (0x0303 for TLS 1.2, 0x0304 for 1.3) and IANA cipher-suite number the transfer's
 /// connection negotiated; 0 when not known. Call it while the transfer runs (the TLS object belongs to
 /// the connection, which is pooled afterwards). libcurl's OpenSSL backend hands out its SSL object;

@@ -109,6 +109,11 @@ struct HTTPSCertificateAuthorityTests {
         }
         #expect(seen.current.count == 1, "the server was accepted once for the session")
         #expect(delegate.collapsedNames(for: second) == ["response", "data", "metrics", "complete"])
+        // The accepted key is pinned by its SHA-256: no key file is written (one could outlive a
+        // process that exits without releasing its sessions).
+        let pinFiles = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("courier-pin-") }
+        #expect(pinFiles.isEmpty, "\(pinFiles)")
     }
 
     @Test func acceptanceIsForThatServerOnly() async throws {
