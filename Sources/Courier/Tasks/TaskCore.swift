@@ -34,9 +34,10 @@ enum TaskPhase {
     case done
 }
 
-/// The handler instance serving a task's current request, and the serial queue it is driven on.
-/// Sendable because the instance is only touched on its own queue (`perform`), or directly when it
-/// is a ``ConcurrentURLProtocol`` (`start`, `stop`, `resumeProducing`).
+/// The handler instance serving a task's current request, and the serial queue it is driven on
+/// (none for a ``ConcurrentURLProtocol``). Sendable because the instance is only touched on its own
+/// queue (`perform`), or directly when it is a ``ConcurrentURLProtocol`` (`start`, `stop`,
+/// `resumeProducing`).
 struct ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
     /// The serial queue the handler's calls run on; `nil` for a handler that guards its own state

@@ -7,10 +7,10 @@ import Testing
 /// accepting it, a certificate for another host name and an expired one.
 ///
 /// The sessions here trust the system's authorities only (trusting the test CA is
-/// ``HTTPSTrustAnchorTests``), so every check goes through the server-trust challenge. OpenSSL reports the first
-/// problem it meets, and an unknown issuer comes before a wrong host name or a date, so those two
-/// are seen here as chains with an unknown root; the mapping of libcurl's words for them is checked
-/// separately below.
+/// ``HTTPSTrustAnchorTests``), so every check goes through the server-trust challenge. OpenSSL
+/// reports the first problem it meets, and an unknown issuer comes before a wrong host name or a
+/// date, so those two are seen here as chains with an unknown root; the mapping of libcurl's words
+/// for them is checked separately below.
 @Suite("HTTPS certificate authority")
 struct HTTPSCertificateAuthorityTests {
 
