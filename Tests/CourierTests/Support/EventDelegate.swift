@@ -12,6 +12,8 @@ enum DelegateEvent: Sendable, Equatable, CustomStringConvertible {
     case resumed(task: Int, offset: Int64, expected: Int64)
     case wrote(task: Int, bytes: Int64, total: Int64, expected: Int64)
     case finishedDownload(task: Int)
+    /// `didBecome downloadTask`: `task` is the data task, `download` the new download task.
+    case becameDownload(task: Int, download: Int)
     case metrics(task: Int)
     /// `code` is nil on success, the `URLError` code's raw value, or -1 for another error.
     case complete(task: Int, code: Int?)
@@ -21,7 +23,7 @@ enum DelegateEvent: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .needStream(let t), .sentBody(let t, _, _), .redirect(let t, _, _), .challenge(let t, _), .response(let t),
              .data(let t, _), .resumed(let t, _, _), .wrote(let t, _, _, _), .finishedDownload(let t), .metrics(let t),
-             .complete(let t, _):
+             .complete(let t, _), .becameDownload(let t, _):
             return t
         case .invalid:
             return nil
@@ -40,6 +42,7 @@ enum DelegateEvent: Sendable, Equatable, CustomStringConvertible {
         case .resumed: return "resumed"
         case .wrote: return "wrote"
         case .finishedDownload: return "finishedDownload"
+        case .becameDownload: return "becameDownload"
         case .metrics: return "metrics"
         case .complete: return "complete"
         case .invalid: return "invalid"
@@ -64,6 +67,8 @@ final class EventDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadD
     struct Hooks: @unchecked Sendable {
         var response: ((URLSessionDataTask, URLResponse, @escaping @Sendable (URLSession.ResponseDisposition) -> Void) -> Void)?
         var data: ((URLSessionDataTask, Data) -> Void)?
+        /// `didBecome downloadTask` (after a `.becomeDownload` disposition).
+        var becameDownload: ((URLSessionDataTask, URLSessionDownloadTask) -> Void)?
         var wrote: ((URLSessionDownloadTask, _ bytes: Int64, _ total: Int64, _ expected: Int64) -> Void)?
         var finishedDownload: ((URLSessionDownloadTask, URL) -> Void)?
         var redirect: ((URLSessionTask, HTTPURLResponse, URLRequest, @escaping @Sendable (URLRequest?) -> Void) -> Void)?
@@ -247,6 +252,12 @@ final class EventDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadD
         enter(.data(task: dataTask.taskIdentifier, count: data.count)) { $0.bodies[dataTask.taskIdentifier, default: Data()].append(data) }
         defer { leave() }
         hooks.data?(dataTask, data)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask) {
+        enter(.becameDownload(task: dataTask.taskIdentifier, download: downloadTask.taskIdentifier))
+        defer { leave() }
+        hooks.becameDownload?(dataTask, downloadTask)
     }
 
     // MARK: URLSessionDownloadDelegate
