@@ -175,6 +175,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             guard active[key] == nil else { return }
             if curl_multi_add_handle(multi, transfer.easy) == CURLM_OK {
                 active[key] = transfer
+                transfer.unpausesUploads(on: self)
             } else {
                 transfer.finish(result: CURLE_FAILED_INIT)
             }

@@ -5,7 +5,7 @@ import Foundation
 final class CurlRequestBody: @unchecked Sendable {
     private enum Source {
         case data(Data, offset: Int)
-        case stream(InputStream)
+        case stream(CurlBodyStreamPump)
     }
 
     private var source: Source
@@ -15,16 +15,27 @@ final class CurlRequestBody: @unchecked Sendable {
     private(set) var bytesRead: Int64 = 0
     /// Set when the stream reported an error.
     private(set) var streamError: (any Error)?
+    /// What libcurl's read callback answers to pause the upload until ``onReadable`` is called.
+    static let pause = 0x1000_0001 // CURL_READFUNC_PAUSE
+    private static let abort = 0x1000_0000 // CURL_READFUNC_ABORT
 
     init(data: Data) {
         source = .data(data, offset: 0)
         length = Int64(data.count)
     }
 
+    /// A body read from `stream` on a thread of its own (``CurlBodyStreamPump``), so that a slow or
+    /// blocking stream never holds up the session's loop thread.
     init(stream: InputStream, length: Int64?) {
-        stream.open()
-        source = .stream(stream)
+        source = .stream(CurlBodyStreamPump(stream: stream))
         self.length = length
+    }
+
+    /// Called, on another thread, when a body whose read answered ``pause`` can be read again (the
+    /// transfer is to be unpaused). Bodies in memory never pause.
+    var onReadable: (@Sendable () -> Void)? {
+        get { if case .stream(let pump) = source { pump.onReadable } else { nil } }
+        set { if case .stream(let pump) = source { pump.onReadable = newValue } }
     }
 
     /// The request's body (`httpBody`, else `httpBodyStream` with the `Content-Length` it declares),
@@ -37,10 +48,11 @@ final class CurlRequestBody: @unchecked Sendable {
     }
 
     deinit {
-        if case .stream(let stream) = source { stream.close() }
+        if case .stream(let pump) = source { pump.cancel() }
     }
 
-    /// Fills `buffer`; 0 at the end; `CURL_READFUNC_ABORT` on a stream error.
+    /// Fills `buffer`; 0 at the end; ``pause`` when a stream has nothing buffered yet;
+    /// `CURL_READFUNC_ABORT` on a stream error.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         switch source {
@@ -53,16 +65,19 @@ final class CurlRequestBody: @unchecked Sendable {
             source = .data(data, offset: offset + count)
             bytesRead += Int64(count)
             return count
-        case .stream(let stream):
-            let read = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
-            if read < 0 {
-                // Reading `streamError` of a stream that failed without one traps in Foundation, so
-                // the status is checked first.
-                if stream.streamStatus == .error { streamError = stream.streamError }
-                return 0x1000_0000 // CURL_READFUNC_ABORT
+        case .stream(let pump):
+            switch pump.take(into: buffer) {
+            case .bytes(let count):
+                bytesRead += Int64(count)
+                return count
+            case .wouldBlock:
+                return Self.pause
+            case .end:
+                return 0
+            case .failed:
+                streamError = pump.streamError
+                return Self.abort
             }
-            bytesRead += Int64(read)
-            return read
         }
     }
 }

@@ -130,6 +130,15 @@ final class CurlTransfer: @unchecked Sendable {
         _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
     }
 
+    /// Lets a streamed body that paused the upload (nothing read from the app's stream yet) unpause
+    /// it on `loop` once it can be read again. Called by the loop when it starts the transfer.
+    func unpausesUploads(on loop: CurlMultiLoop) {
+        body?.onReadable = { [weak loop, weak self] in
+            guard let loop, let self else { return }
+            loop.unpause(self)
+        }
+    }
+
     // MARK: Reports (loop thread)
 
     /// The last reply line an FTP server sent (ftp mode), without its line ending.
