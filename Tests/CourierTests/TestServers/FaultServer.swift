@@ -96,7 +96,7 @@ struct StreamHash: Sendable {
 /// An in-process HTTP/1.1 server on `127.0.0.1` (an ephemeral port) whose answers are scripted per
 /// path: well-formed responses, and the faults a real network produces — a body cut short, a
 /// malformed status line or header, a server that never answers, a reset connection, a slow drip, a
-/// chunked body, compressed bodies, Basic authentication, an upload sink and an echo.
+/// chunked body, compressed bodies, Basic and Digest authentication, an upload sink and an echo.
 ///
 /// Plain sockets, one thread per connection. Every blocking call is bounded (receive and send time
 /// out after 20 s, stalls end when the server stops), and ``stop()`` closes everything.
@@ -121,6 +121,10 @@ final class FaultServer: @unchecked Sendable {
         case chunked(pieces: [Data], delay: Double, headers: [(String, String)])
         /// 401 with `WWW-Authenticate: Basic realm="…"` unless the request carries these credentials.
         case basicAuth(realm: String, user: String, password: String, body: Data)
+        /// 401 with `WWW-Authenticate: Digest realm="…", qop="auth", algorithm=MD5, nonce="…"` (a
+        /// fresh nonce each time) unless the request carries a Digest authorization for these
+        /// credentials with a nonce this server issued (RFC 7616, ``DigestAuthorization``).
+        case digestAuth(realm: String, user: String, password: String, body: Data)
         /// Reads the body, counting and hashing it; answers `count hash` as text.
         case sink
         /// Answers with a JSON object: method, target, headers (lower-cased names), body (base64).
@@ -144,6 +148,7 @@ final class FaultServer: @unchecked Sendable {
     private var acceptThreadDone = false
     private var listenerClosed = false
     private var connectionCount = 0
+    private var digestNonces: Set<String> = []
 
     /// A server listening on 127.0.0.1 (an ephemeral port), answering `routes` by path and
     /// `fallback` for every other path.
@@ -268,6 +273,12 @@ final class FaultServer: @unchecked Sendable {
         }
     }
 
+    /// A 401 asking for `challenge` (the `WWW-Authenticate` value), with a short text body.
+    private static func authenticationRequired(_ challenge: String) -> FaultResponse {
+        .ok(Data("authentication required\n".utf8), status: 401, reason: "Unauthorized",
+            headers: [("WWW-Authenticate", challenge), ("Content-Type", "text/plain")])
+    }
+
     /// Answers `request`; returns whether the connection may carry another request.
     private func respond(to request: FaultRequest, route: Route, on connection: FaultConnection) -> Bool {
         switch route {
@@ -319,10 +330,18 @@ final class FaultServer: @unchecked Sendable {
             if request.header("Authorization") == expected {
                 return connection.send(.ok(body, headers: [("Content-Type", "text/plain")]), method: request.method)
             }
-            let denial = Data("authentication required\n".utf8)
-            return connection.send(.ok(denial, status: 401, reason: "Unauthorized",
-                                       headers: [("WWW-Authenticate", "Basic realm=\"\(realm)\""), ("Content-Type", "text/plain")]),
-                                   method: request.method)
+            return connection.send(Self.authenticationRequired("Basic realm=\"\(realm)\""), method: request.method)
+        case .digestAuth(let realm, let user, let password, let body):
+            let issued: (String) -> Bool = { nonce in self.lock.withLock { self.digestNonces.contains(nonce) } }
+            if let authorization = request.header("Authorization").flatMap(DigestAuthorization.init),
+               authorization.verifies(method: request.method, target: request.target, realm: realm, user: user,
+                                      password: password, issued: issued) {
+                return connection.send(.ok(body, headers: [("Content-Type", "text/plain")]), method: request.method)
+            }
+            let nonce = String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt64.random(in: .min ... .max), radix: 16)
+            lock.withLock { _ = digestNonces.insert(nonce) }
+            let challenge = "Digest realm=\"\(realm)\", qop=\"auth\", algorithm=MD5, nonce=\"\(nonce)\""
+            return connection.send(Self.authenticationRequired(challenge), method: request.method)
         case .sink:
             let text = "\(request.bodyLength) \(String(request.bodyHash, radix: 16))"
             return connection.send(.ok(Data(text.utf8), headers: [("Content-Type", "text/plain")]), method: request.method)

@@ -4,7 +4,17 @@ import Foundation
 /// One HTTP handler instance's authentication exchange: turns a 401 (server) or 407 (proxy) into
 /// `URLAuthenticationChallenge`s, one per scheme the server offers (Basic, Digest, NTLM,
 /// Negotiate), keeps the failure response and body until the delegate decides, and applies the
-/// chosen credential to the next attempt.
+/// chosen credentials to the next attempt.
+///
+/// The server's and the proxy's credentials are kept apart and both sent, so answering a 401
+/// keeps the credential that got past the proxy. For Digest, NTLM and Negotiate libcurl makes the
+/// round trip the scheme needs within one transfer: a 401/407 it answers itself is followed by
+/// another response, which ends the challenge that 401/407 began; only the transfer's last
+/// response counts (and a refusal is counted once, when its challenge is shown).
+///
+/// A credential the delegate gave with a persistence goes into the session's credential storage
+/// once the server (or proxy) accepted it: a response other than 401/407 (or, for the proxy, a 401
+/// from the origin behind it).
 ///
 /// Default handling uses the session's credential storage (the space's default credential) or the
 /// URL's user info, once per protection space; after a failure only the delegate can supply more.
@@ -15,10 +25,15 @@ final class HTTPAuthentication: @unchecked Sendable {
     /// The most body bytes of a 401/407 kept for delivery when the app continues without credential.
     static let failureBodyLimit = 1 << 20
 
+    /// A credential sent to the server or to the proxy.
     private struct Attempt {
         var credential: URLCredential
-        var method: String
-        var isProxy: Bool
+        /// The protection space it answered.
+        var space: URLProtectionSpace
+        /// Whether it goes into the credential storage once accepted (the delegate gave it with a
+        /// persistence, and it was not stored yet).
+        var storeWhenAccepted: Bool
+        var method: String { space.authenticationMethod }
     }
 
     private let lock = Lock()
@@ -27,20 +42,29 @@ final class HTTPAuthentication: @unchecked Sendable {
     private var failureResponse: HTTPURLResponse?
     private var failureBody = Data()
     private var failures: [URLProtectionSpace: Int] = [:]
-    private var current: Attempt?
+    private var serverAttempt: Attempt?
+    private var proxyAttempt: Attempt?
+    /// The space whose credential the pending 401/407 refused; counted when the challenge is made.
+    private var refusedSpace: URLProtectionSpace?
     private var requestURL: URL?
     private var challenging = false
 
     /// Whether a challenge is being prepared or waits for the delegate.
     var isChallenging: Bool { lock.withLock { challenging } }
 
-    /// Starts a challenge when `response` asks for authentication with a scheme Courier can answer.
+    /// Takes each response head of a transfer. Starts a challenge when `response` asks for
+    /// authentication with a scheme Courier can answer, and returns `true`. Any other response ends
+    /// a challenge an earlier head of the same transfer began (libcurl answered it itself) and
+    /// stores the credentials it shows were accepted.
     /// `proxy`: for a 407, the proxy that sent it (its protection space names the proxy; the
     /// request's host and port stand in when it is not known).
     func beginChallenge(for response: HTTPURLResponse, request: URLRequest, environment: HandlerEnvironment,
                         proxy: (host: String, port: Int)? = nil) -> Bool {
         let isProxy = response.statusCode == 407
-        guard response.statusCode == 401 || isProxy, let url = request.url, let host = url.host else { return false }
+        guard response.statusCode == 401 || isProxy, let url = request.url, let host = url.host else {
+            accepted(server: true, proxy: true, environment: environment)
+            return false
+        }
         let header = response.value(forHTTPHeaderField: isProxy ? "Proxy-Authenticate" : "WWW-Authenticate") ?? ""
         let scheme = url.scheme?.lowercased() ?? "http"
         let port = url.port ?? (scheme == "https" ? 443 : 80)
@@ -53,7 +77,12 @@ final class HTTPAuthentication: @unchecked Sendable {
             }
             return URLProtectionSpace(host: host, port: port, protocol: scheme, realm: offer.realm, authenticationMethod: method)
         }
-        guard !offered.isEmpty else { return false }
+        // A 401 came from behind the proxy: the proxy took its credential.
+        if !isProxy { accepted(server: false, proxy: true, environment: environment) }
+        guard !offered.isEmpty else {
+            endPendingChallenge()
+            return false
+        }
         lock.withLock {
             spaces = offered
             spaceIndex = 0
@@ -61,11 +90,41 @@ final class HTTPAuthentication: @unchecked Sendable {
             failureBody = Data()
             requestURL = url
             challenging = true
-            if let current, let space = offered.first(where: { $0.authenticationMethod == current.method }) {
-                failures[space, default: 0] += 1
-            }
+            let sent = isProxy ? proxyAttempt : serverAttempt
+            refusedSpace = sent.flatMap { sent in offered.first { $0.authenticationMethod == sent.method } }
         }
         return true
+    }
+
+    /// The response ended the transfer's exchange without a challenge Courier answers.
+    private func endPendingChallenge() {
+        lock.withLock {
+            spaces = []
+            spaceIndex = 0
+            failureResponse = nil
+            failureBody = Data()
+            refusedSpace = nil
+            challenging = false
+        }
+    }
+
+    /// The server (`server`) or the proxy (`proxy`) accepted the credential sent to it: stores it
+    /// when the delegate asked for that. With `server`, an earlier challenge of the transfer ends.
+    private func accepted(server: Bool, proxy: Bool, environment: HandlerEnvironment) {
+        if server { endPendingChallenge() }
+        let toStore: [Attempt] = lock.withLock {
+            var list: [Attempt] = []
+            if server, let attempt = serverAttempt, attempt.storeWhenAccepted {
+                list.append(attempt)
+                serverAttempt?.storeWhenAccepted = false
+            }
+            if proxy, let attempt = proxyAttempt, attempt.storeWhenAccepted {
+                list.append(attempt)
+                proxyAttempt?.storeWhenAccepted = false
+            }
+            return list
+        }
+        for attempt in toStore { environment.credentialStorage?.set(attempt.credential, for: attempt.space) }
     }
 
     /// Keeps (up to a limit) the body of the 401/407.
@@ -76,13 +135,18 @@ final class HTTPAuthentication: @unchecked Sendable {
         }
     }
 
-    /// The challenge for the current protection space, or `nil` when none is left.
+    /// The challenge for the current protection space, or `nil` when none is left. The first call
+    /// for a 401/407 counts the refusal of the credential that was sent.
     func makeChallenge(sender: any URLAuthenticationChallengeSender) -> URLAuthenticationChallenge? {
         lock.withLock {
+            if let refused = refusedSpace {
+                failures[refused, default: 0] += 1
+                refusedSpace = nil
+            }
             guard spaceIndex < spaces.count else { return nil }
             let space = spaces[spaceIndex]
             let count = failures[space] ?? 0
-            let proposed = current?.credential ?? nil
+            let proposed = (space.isProxy() ? proxyAttempt : serverAttempt)?.credential
             return URLAuthenticationChallenge(protectionSpace: space, proposedCredential: proposed,
                                               previousFailureCount: count, failureResponse: failureResponse,
                                               error: nil, sender: sender)
@@ -97,8 +161,7 @@ final class HTTPAuthentication: @unchecked Sendable {
             switch answer {
             case .use(let credential):
                 guard credential.user != nil else { return .giveUp }
-                if credential.persistence != .none { environment.credentialStorage?.set(credential, for: space) }
-                return retry(with: credential, in: space)
+                return retry(with: credential, in: space, storeWhenAccepted: credential.persistence != .none)
             case .withoutCredential:
                 return .giveUp
             case .cancel:
@@ -108,7 +171,7 @@ final class HTTPAuthentication: @unchecked Sendable {
                 guard (failures[space] ?? 0) == 0, let credential = defaultCredential(for: space, environment: environment) else {
                     return .giveUp
                 }
-                return retry(with: credential, in: space)
+                return retry(with: credential, in: space, storeWhenAccepted: false)
             case .rejectProtectionSpace:
                 spaceIndex += 1
                 return spaceIndex < spaces.count ? .nextSpace : .giveUp
@@ -116,8 +179,9 @@ final class HTTPAuthentication: @unchecked Sendable {
         }
     }
 
-    private func retry(with credential: URLCredential, in space: URLProtectionSpace) -> Resolution {
-        current = Attempt(credential: credential, method: space.authenticationMethod, isProxy: space.isProxy())
+    private func retry(with credential: URLCredential, in space: URLProtectionSpace, storeWhenAccepted: Bool) -> Resolution {
+        let attempt = Attempt(credential: credential, space: space, storeWhenAccepted: storeWhenAccepted)
+        if space.isProxy() { proxyAttempt = attempt } else { serverAttempt = attempt }
         challenging = false
         failureResponse = nil
         failureBody = Data()
@@ -133,9 +197,6 @@ final class HTTPAuthentication: @unchecked Sendable {
         return nil
     }
 
-    /// The response was not a challenge: authentication (if any) worked.
-    func succeeded(environment: HandlerEnvironment) {}
-
     /// The 401/407 response and body, to deliver as the final result; ends the challenge.
     func takeFailure() -> (HTTPURLResponse, Data)? {
         lock.withLock {
@@ -145,10 +206,10 @@ final class HTTPAuthentication: @unchecked Sendable {
         }
     }
 
-    /// The proxy credential of the current attempt, as libcurl takes it (user, password,
-    /// `CURLAUTH_*` mask), for other connections to the same proxy (the server-trust probe).
+    /// The proxy credential being sent, as libcurl takes it (user, password, `CURLAUTH_*` mask),
+    /// for other connections to the same proxy (the server-trust probe).
     var proxyCredential: ProxyCredential? {
-        guard let attempt = lock.withLock({ current }), attempt.isProxy, let user = attempt.credential.user else { return nil }
+        guard let attempt = lock.withLock({ proxyAttempt }), let user = attempt.credential.user else { return nil }
         return ProxyCredential(user: user, password: attempt.credential.password ?? "", mask: Self.mask(for: attempt.method))
     }
 
@@ -161,19 +222,17 @@ final class HTTPAuthentication: @unchecked Sendable {
         }
     }
 
-    /// Sets the credential of the current attempt on `transfer`.
+    /// Sets the server's and the proxy's credentials (those there are) on `transfer`.
     func apply(to transfer: CurlTransfer) {
-        guard let attempt = lock.withLock({ current }), let user = attempt.credential.user else { return }
-        let password = attempt.credential.password ?? ""
-        let mask = Self.mask(for: attempt.method)
-        if attempt.isProxy {
-            transfer.set(CURLOPT_PROXYUSERNAME, user)
-            transfer.set(CURLOPT_PROXYPASSWORD, password)
-            transfer.set(CURLOPT_PROXYAUTH, mask)
-        } else {
+        if let attempt = lock.withLock({ serverAttempt }), let user = attempt.credential.user {
             transfer.set(CURLOPT_USERNAME, user)
-            transfer.set(CURLOPT_PASSWORD, password)
-            transfer.set(CURLOPT_HTTPAUTH, mask)
+            transfer.set(CURLOPT_PASSWORD, attempt.credential.password ?? "")
+            transfer.set(CURLOPT_HTTPAUTH, Self.mask(for: attempt.method))
+        }
+        if let proxy = proxyCredential {
+            transfer.set(CURLOPT_PROXYUSERNAME, proxy.user)
+            transfer.set(CURLOPT_PROXYPASSWORD, proxy.password)
+            transfer.set(CURLOPT_PROXYAUTH, proxy.mask)
         }
     }
 }

@@ -155,6 +155,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         let environment = self.environment
         HTTPCookieHandling.store(from: response, for: request, environment: environment)
         let proxy = head.statusCode == 407 ? proxyEndpoint(of: transfer, for: requestURL, environment: environment) : nil
+        // Every head goes to the authentication exchange: a later one ends a challenge that a 401/407
+        // libcurl answered itself (Digest, NTLM, Negotiate) began.
         if authentication.beginChallenge(for: response, request: request, environment: environment, proxy: proxy) {
             // The body of the 401/407 is kept until the delegate decides; nothing is delivered yet.
             return
@@ -170,7 +172,6 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             }
             return
         }
-        authentication.succeeded(environment: environment)
         deliver(response)
     }
 

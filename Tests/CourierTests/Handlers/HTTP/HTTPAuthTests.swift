@@ -4,6 +4,8 @@ import Testing
 
 /// HTTP authentication: a 401 becomes a challenge describing the protection space; the delegate's
 /// answer retries, gives up, or cancels; default handling uses the session's credential storage.
+/// Tests marked with `scheme` run against ``FaultServer``'s Basic and Digest routes
+/// (``HTTPDigestAuthTests`` has what only Digest does).
 @Suite("HTTP authentication")
 struct HTTPAuthTests {
     static let realm = "x"
@@ -11,8 +13,27 @@ struct HTTPAuthTests {
     static let password = "wonder land"
     static let secret = Data("welcome in\n".utf8)
 
-    private func protectedServer() throws -> FaultServer {
-        try FaultServer(routes: ["/private": .basicAuth(realm: Self.realm, user: Self.user, password: Self.password, body: Self.secret)])
+    /// The schemes the test server asks for.
+    enum Scheme: String, CaseIterable, Sendable {
+        case basic, digest
+
+        /// Apple's constant for the scheme.
+        var method: String { self == .basic ? NSURLAuthenticationMethodHTTPBasic : NSURLAuthenticationMethodHTTPDigest }
+    }
+
+    /// A server whose `/private` asks for `scheme` with realm ``realm`` and answers ``secret``.
+    static func protectedServer(_ scheme: Scheme = .basic) throws -> FaultServer {
+        switch scheme {
+        case .basic:
+            try FaultServer(routes: ["/private": .basicAuth(realm: realm, user: user, password: password, body: secret)])
+        case .digest:
+            try FaultServer(routes: ["/private": .digestAuth(realm: realm, user: user, password: password, body: secret)])
+        }
+    }
+
+    /// The protection space of `server`'s `/private` for `scheme`.
+    static func space(_ server: FaultServer, _ scheme: Scheme = .basic) -> URLProtectionSpace {
+        URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: realm, authenticationMethod: scheme.method)
     }
 
     private func expectedAuthorization() -> String {
@@ -20,7 +41,7 @@ struct HTTPAuthTests {
     }
 
     @Test func streamedBodyIsAskedForAgainAfterTheChallenge() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let body = Data(repeating: 0x42, count: 50_000)
         let delegate = EventDelegate(EventDelegate.Hooks(
@@ -45,7 +66,7 @@ struct HTTPAuthTests {
     }
 
     @Test func noNewStreamFailsTheRetry() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let asked = Locked(0)
         let delegate = EventDelegate(EventDelegate.Hooks(
@@ -66,7 +87,7 @@ struct HTTPAuthTests {
     }
 
     @Test func challengeDescribesTheProtectionSpaceAndCredentialRetries() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let seen = Locked<[URLAuthenticationChallenge]>([])
         let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, challenge, answer in
@@ -100,8 +121,9 @@ struct HTTPAuthTests {
         #expect(requests.last?.header("Authorization") == expectedAuthorization())
     }
 
-    @Test func wrongCredentialIsChallengedAgainWithAFailureCount() async throws {
-        let server = try protectedServer()
+    @Test(arguments: Scheme.allCases)
+    func wrongCredentialIsChallengedAgainWithAFailureCount(scheme: Scheme) async throws {
+        let server = try Self.protectedServer(scheme)
         defer { server.stop() }
         let counts = Locked<[Int]>([])
         let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, challenge, answer in
@@ -121,8 +143,9 @@ struct HTTPAuthTests {
         #expect(counts.current == [0, 1])
     }
 
-    @Test func cancellingTheChallengeCancelsTheTask() async throws {
-        let server = try protectedServer()
+    @Test(arguments: Scheme.allCases)
+    func cancellingTheChallengeCancelsTheTask(scheme: Scheme) async throws {
+        let server = try Self.protectedServer(scheme)
         defer { server.stop() }
         let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, _, answer in answer(.cancelAuthenticationChallenge, nil) }))
         let session = HTTPTest.session(delegate: delegate)
@@ -134,16 +157,16 @@ struct HTTPAuthTests {
         #expect(error.code == .cancelled)
         #expect(HTTPTest.hasFailingURL(error, url))
         #expect(delegate.response(of: task) == nil)
+        #expect(server.requests(for: "/private").count == 1)
     }
 
     @Test func defaultHandlingUsesTheCredentialStorage() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, _, answer in answer(.performDefaultHandling, nil) }))
         let session = HTTPTest.session(delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
-        let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: Self.realm,
-                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        let space = Self.space(server)
         let storage = try #require(session.configuration.urlCredentialStorage)
         storage.setDefaultCredential(URLCredential(user: Self.user, password: Self.password, persistence: .forSession), for: space)
         let task = session.dataTask(with: server.url("/private"))
@@ -153,22 +176,22 @@ struct HTTPAuthTests {
         #expect(server.requests(for: "/private").last?.header("Authorization") == expectedAuthorization())
     }
 
-    @Test func withoutDelegateTheStoredCredentialIsUsed() async throws {
-        let server = try protectedServer()
+    @Test(arguments: Scheme.allCases)
+    func withoutDelegateTheStoredCredentialIsUsed(scheme: Scheme) async throws {
+        let server = try Self.protectedServer(scheme)
         defer { server.stop() }
         let session = HTTPTest.session()
         defer { session.finishTasksAndInvalidate() }
-        let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: Self.realm,
-                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
         session.configuration.urlCredentialStorage?.setDefaultCredential(
-            URLCredential(user: Self.user, password: Self.password, persistence: .forSession), for: space)
+            URLCredential(user: Self.user, password: Self.password, persistence: .forSession), for: Self.space(server, scheme))
         let result = try await session.loadData(server.url("/private"))
         #expect(result.error == nil)
+        #expect(try HTTPTest.http(result.response).statusCode == 200)
         #expect(result.data == Self.secret)
     }
 
     @Test func withoutCredentialThe401IsTheResult() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let session = HTTPTest.session()
         defer { session.finishTasksAndInvalidate() }
@@ -181,7 +204,7 @@ struct HTTPAuthTests {
     }
 
     @Test func continueWithoutCredentialDeliversThe401() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, _, answer in answer(.useCredential, nil) }))
         let session = HTTPTest.session(delegate: delegate)
@@ -194,7 +217,7 @@ struct HTTPAuthTests {
     }
 
     @Test func credentialInTheURLIsUsed() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let session = HTTPTest.session()
         defer { session.finishTasksAndInvalidate() }
@@ -205,7 +228,7 @@ struct HTTPAuthTests {
     }
 
     @Test func permanentCredentialIsRememberedForTheNextTask() async throws {
-        let server = try protectedServer()
+        let server = try Self.protectedServer()
         defer { server.stop() }
         let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, _, answer in
             answer(.useCredential, URLCredential(user: Self.user, password: Self.password, persistence: .forSession))
@@ -215,9 +238,33 @@ struct HTTPAuthTests {
         let first = session.dataTask(with: server.url("/private"))
         try await HTTPTest.run(first, delegate)
         #expect(delegate.body(of: first) == Self.secret)
-        let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: Self.realm,
-                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        let space = Self.space(server)
         #expect(session.configuration.urlCredentialStorage?.credentials(for: space)?[Self.user]?.password == Self.password)
+    }
+
+    @Test(arguments: Scheme.allCases)
+    func refusedPermanentCredentialIsNotStoredAndAnAcceptedOneIs(scheme: Scheme) async throws {
+        let server = try Self.protectedServer(scheme)
+        defer { server.stop() }
+        let storage = URLCredentialStorage()
+        let space = Self.space(server, scheme)
+        let storedAtChallenge = Locked<[[String: URLCredential]]>([])
+        let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, challenge, answer in
+            let attempt = storedAtChallenge.withLock { list -> Int in
+                list.append(storage.credentials(for: space) ?? [:])
+                return list.count
+            }
+            let password = attempt == 1 ? "wrong" : Self.password
+            answer(.useCredential, URLCredential(user: Self.user, password: password, persistence: .permanent))
+        }))
+        let session = HTTPTest.session(delegate: delegate) { $0.urlCredentialStorage = storage }
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/private"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.body(of: task) == Self.secret)
+        #expect(storedAtChallenge.current == [[:], [:]], "the refused credential was not stored")
+        #expect(storage.credentials(for: space)?[Self.user]?.password == Self.password)
+        #expect(storage.credentials(for: space)?.count == 1)
     }
 
     @Test func nginxBasicAuthentication() async throws {

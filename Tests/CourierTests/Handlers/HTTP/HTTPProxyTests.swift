@@ -241,6 +241,40 @@ struct HTTPProxyTests {
         #expect(proxy.requests.last?.header("Proxy-Authorization")?.hasPrefix("Basic ") == true)
     }
 
+    /// A 407, then a 401 from the origin behind the proxy: the next attempt sends both credentials.
+    @Test func proxyAndServerCredentialsAreBothSent() async throws {
+        let secret = Data("behind two doors\n".utf8)
+        let origin = try FaultServer(routes: ["/private": .basicAuth(realm: "origin", user: "alice", password: "origin pass",
+                                                                     body: secret)])
+        defer { origin.stop() }
+        let proxy = try ForwardProxy(.http, credentials: ("proxy-user", "proxy pass"))
+        defer { proxy.stop() }
+        let seen = Locked<[URLProtectionSpace]>([])
+        let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, challenge, answer in
+            let count = seen.withLock { $0.append(challenge.protectionSpace); return $0.count }
+            guard count <= 4 else { return answer(.cancelAuthenticationChallenge, nil) }
+            let credential = challenge.protectionSpace.isProxy()
+                ? URLCredential(user: "proxy-user", password: "proxy pass", persistence: .forSession)
+                : URLCredential(user: "alice", password: "origin pass", persistence: .none)
+            answer(.useCredential, credential)
+        }))
+        let session = HTTPTest.session(delegate: delegate) { $0.connectionProxyDictionary = Self.httpProxy(proxy) }
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: origin.url("/private"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(try HTTPTest.http(delegate.response(of: task)).statusCode == 200)
+        #expect(delegate.body(of: task) == secret)
+        #expect(seen.current.map { $0.isProxy() } == [true, false], "one proxy, then one server challenge")
+        let last = try #require(proxy.requests.last)
+        #expect(last.header("Proxy-Authorization") == "Basic " + Data("proxy-user:proxy pass".utf8).base64EncodedString())
+        #expect(last.header("Authorization") == "Basic " + Data("alice:origin pass".utf8).base64EncodedString())
+        #expect(proxy.requests.count == 3)
+        let proxySpace = try #require(seen.current.first)
+        #expect(session.configuration.urlCredentialStorage?.credentials(for: proxySpace)?["proxy-user"]?.password == "proxy pass",
+                "the proxy credential was stored once the proxy let a request through")
+    }
+
     @Test func proxyAuthenticationForATunnel() async throws {
         let server = try await HTTPTest.nginx()
         let proxy = try ForwardProxy(.http, credentials: ("proxy-user", "proxy pass"))
