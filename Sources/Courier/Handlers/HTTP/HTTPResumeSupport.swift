@@ -3,8 +3,13 @@ import Foundation
 /// Resumable HTTP downloads: the validator a response offers, the headers that ask a server to
 /// continue, and whether its answer did.
 enum HTTPResumeSupport {
-    /// The validator to store in resume data: a strong entity tag, else `Last-Modified`.
+    /// The validator to store in resume data: a strong entity tag, else `Last-Modified`; `nil` (no
+    /// resume data) when there is neither, or when the body is content-encoded: Courier stores it
+    /// decoded, and a `Range` counts bytes of the encoded representation, so no offset in the file
+    /// could ask for the rest.
     static func validator(of response: HTTPURLResponse) -> String? {
+        if let coding = response.value(forHTTPHeaderField: "Content-Encoding"),
+           !coding.isEmpty, coding.lowercased() != "identity" { return nil }
         if let tag = response.value(forHTTPHeaderField: "ETag"), !tag.hasPrefix("W/"), !tag.isEmpty { return tag }
         if let modified = response.value(forHTTPHeaderField: "Last-Modified"), !modified.isEmpty { return modified }
         return nil

@@ -194,4 +194,34 @@ struct HTTPResumeTests {
         #expect(try HTTPTest.http(response).statusCode == 206)
         #expect(try Data(contentsOf: location) == body)
     }
+
+    /// A content-encoded body is stored decoded, so a byte offset into the file says nothing about
+    /// the encoded representation a `Range` counts in: such a download offers no resume data, even
+    /// with a strong ETag (and the partial file is not kept).
+    @Test func contentEncodedDownloadGivesNoResumeData() async throws {
+        let body = try HTTPTest.randomBytes(Self.size)
+        let encoded = try CompressedBody.make(body, encoding: "gzip")
+        let server = try FaultServer(routes: [
+            "/encoded": .custom { _, writer in
+                writer.writeHead(status: 200, headers: [("Content-Length", "\(encoded.count)"), ("ETag", "\"v1\""),
+                                                        ("Content-Encoding", "gzip"), ("Accept-Ranges", "bytes"),
+                                                        ("Content-Type", "application/octet-stream")])
+                writer.write(encoded.prefix(Self.firstPart))
+                writer.pause(15)
+                return false
+            },
+        ])
+        defer { server.stop() }
+        let resumeData = OneShot<Data?>()
+        let delegate = cancellingDelegate(after: 64 << 10, resumeData: resumeData)
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+
+        let task = try await partialDownload(server.url("/encoded"), session: session, delegate: delegate)
+        let data = try await resumeData.wait(timeout: 10, "the cancellation's answer; events \(delegate.collapsedNames(for: task))")
+        #expect(data == nil)
+        let error = try HTTPTest.urlError(delegate.error(of: task))
+        #expect(error.code == .cancelled)
+        #expect(error.downloadTaskResumeData == nil)
+    }
 }
