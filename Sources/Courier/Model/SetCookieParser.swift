@@ -154,12 +154,16 @@ enum SetCookieParser {
         ]
 
         // Domain (RFC 6265 5.3 steps 4-6): a domain cookie is stored with a leading dot, as
-        // Apple does; a host-only cookie stores the bare request host.
+        // Apple does; a host-only cookie stores the bare request host. A public suffix is no
+        // cookie domain: from that very host the cookie is host-only, from any other it is ignored.
         if let domain = domainAttribute {
-            if domain == host {
+            if domain == host, !isIPAddress(host), PublicSuffixList.system.isPublicSuffix(domain) {
+                properties[.domain] = host
+            } else if domain == host {
                 properties[.domain] = isIPAddress(host) || !domain.contains(".") ? host : "." + domain
             } else {
-                guard !isIPAddress(host), domain.contains("."), domainMatches(host: host, domain: domain) else {
+                guard !isIPAddress(host), domain.contains("."), domainMatches(host: host, domain: domain),
+                      !PublicSuffixList.system.isPublicSuffix(domain) else {
                     return nil
                 }
                 properties[.domain] = "." + domain
