@@ -53,6 +53,8 @@ enum HTTPTransferConfiguration {
         }
 
         var fields = request.allHTTPHeaderFields ?? [:]
+        let method = (request.httpMethod ?? "GET").uppercased()
+        try HTTPRequestHeadValidation.validate(method: method, fields: fields, url: url)
         let names = Set(fields.keys.map { $0.lowercased() })
         if let encoding = fields.first(where: { $0.key.lowercased() == "accept-encoding" }) {
             transfer.set(CURLOPT_ACCEPT_ENCODING, encoding.value)
@@ -71,7 +73,6 @@ enum HTTPTransferConfiguration {
             lines.append("Cookie: \(cookie)")
         }
 
-        let method = (request.httpMethod ?? "GET").uppercased()
         let body = CurlRequestBody.make(for: request)
         switch (method, body) {
         case ("GET", nil):

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Checks a request's method and header fields before they are handed to libcurl, which writes them
+/// into the request head as they are.
+///
+/// A value holding CR or LF would end its line early and start another: header (or request)
+/// injection. Such a request is refused as a whole — the task fails with `badURL` naming the field —
+/// rather than sent with the field dropped or rewritten, which could quietly lose a credential or
+/// change what the server is asked. Refused: a method that is not an RFC 9110 token, a field name
+/// that is not a token, a value holding CR, LF or NUL.
+enum HTTPRequestHeadValidation {
+    /// Throws `badURL` (with `url`) when `method` or a field of `fields` cannot be sent safely.
+    static func validate(method: String, fields: [String: String], url: URL) throws(URLError) {
+        guard isToken(method) else {
+            throw URLError(.badURL, url: url, description: "The HTTP method \(quoted(method)) is not a valid token; the request was not sent.")
+        }
+        for (name, value) in fields {
+            guard isToken(name) else {
+                throw URLError(.badURL, url: url, description: "The header field name \(quoted(name)) is not a valid token; the request was not sent.")
+            }
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw URLError(.badURL, url: url,
+                               description: "The value of the header field \(name) contains a line break or NUL; the request was not sent.")
+            }
+        }
+    }
+
+    /// RFC 9110 `tchar`s apart from letters and digits.
+    private static let tokenSymbols: Set<UInt8> = Set("!#$%&'*+-.^_`|~".utf8)
+
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || tokenSymbols.contains(byte)
+        }
+    }
+
+    /// `text` in quotes with control characters escaped, for an error message.
+    private static func quoted(_ text: String) -> String {
+        "“" + text.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined() + "”"
+    }
+}
