@@ -28,6 +28,13 @@ extension URLSessionTask {
         case .failure?:
             return
         case .success(let resume)?:
+            guard session?.resolver.resumesDownloads(of: resume.url) == true else {
+                let scheme = resume.url.scheme.map { "“\($0)”" } ?? "(no scheme)"
+                complete(error: URLError(.cannotDecodeRawData, url: resume.url,
+                                         description: "The resume data names a URL whose scheme \(scheme) cannot resume a download."),
+                         generation: nil)
+                return
+            }
             do {
                 let file = try DownloadFile.reopen(path: resume.partialFilePath, expectedLength: resume.bytesReceived, for: resume.url)
                 lock.withLock { core.downloadFile = file }
