@@ -45,6 +45,25 @@ struct HTTPRequestHeadValidationTests {
         #expect(server.requests.allSatisfy { $0.header("X-Injected") == nil })
     }
 
+    @Test func storedCookieWithALineBreakIsRefused() async throws {
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        let url = server.url("/target")
+        let cookie = try #require(HTTPCookie(properties: [.name: "sid", .value: "v\r\nX-Injected: yes", .domain: "127.0.0.1", .path: "/"]))
+        let storage = try #require(session.configuration.httpCookieStorage)
+        storage.setCookie(cookie)
+        let result = try await session.loadData(url)
+        let error = try HTTPTest.urlError(result.error)
+        #expect(error.code == .badURL)
+        #expect(HTTPTest.hasFailingURL(error, url))
+        storage.deleteCookie(cookie)
+        #expect(try await session.loadData(server.url("/clean")).error == nil)
+        #expect(server.requests.map(\.path) == ["/clean"])
+        #expect(server.requests.allSatisfy { $0.header("X-Injected") == nil })
+    }
+
     @Test func ordinaryValuesAreSentAsTheyAre() async throws {
         let server = try FaultServer(fallback: .echo)
         defer { server.stop() }
