@@ -336,6 +336,24 @@ struct ResumeDataTests {
         #expect(FileManager.default.contents(atPath: path) == content)
     }
 
+    @Test("resume data whose validator holds a line break fails with cannotDecodeRawData; nothing is sent")
+    func validatorWithALineBreak() async throws {
+        let server = try FaultServer(fallback: .respond(.ok(Data("whole body".utf8))))
+        defer { server.stop() }
+        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
+        let content = Data("whole".utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let url = server.url("/file")
+        let resume = DownloadResumeData(url: url, originalURL: url, bytesReceived: 5, expectedTotalBytes: 10,
+                                        partialFilePath: path, validator: "\"tag\"\r\nX-Injected: yes")
+        let error = try await Self.resumeError(try #require(resume.encoded()))
+        #expect(error?.code == .cannotDecodeRawData)
+        #expect(error?.failingURL == url)
+        #expect(server.requests.isEmpty)
+        #expect(FileManager.default.contents(atPath: path) == content)
+    }
+
     @Test("a partial file in the download directory with Courier's name, made by this user, is taken (without a validator the download starts over in it)")
     func wellFormedPartialFileIsTaken() async throws {
         let content = TestFiles.bytes(count: 300_000, seed: 86)
