@@ -25,4 +25,15 @@ struct ProtocolResolver: Sendable {
               type.canInit(with: request) else { return nil }
         return type
     }
+
+    /// Whether a download of `url` can be resumed: a plugin serving its scheme declared `resume`, or
+    /// (when no plugin serves it) the built-in handler for it is a ``DownloadResumingHandler``.
+    func resumesDownloads(of url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        if let library = plugins.library(forScheme: scheme) {
+            return library.capabilities(forScheme: scheme).contains(.resume)
+        }
+        guard let type = builtIns.handler(forScheme: scheme) else { return false }
+        return type is any DownloadResumingHandler.Type
+    }
 }

@@ -26,14 +26,27 @@ extension URLSession {
     /// The request a handler sees: the configuration's additional headers where the request has
     /// none of that name, the configuration's cache policy where the request uses the default, and
     /// an upload task's body.
-    func prepare(_ request: URLRequest, kind: TaskKind, uploadBody: UploadBody) -> URLRequest {
+    ///
+    /// - Parameters:
+    ///   - originalURL: the task's original URL. On a redirected request to another origin the
+    ///     configuration's `Authorization` and `Cookie` are not added: the redirect dropped
+    ///     the request's own, and the session's must not reach that origin either.
+    ///   - redirected: the request follows a redirect. An upload's body then goes on only when the
+    ///     redirected request still carries one (307, 308); after a redirect that turned the
+    ///     method into GET (301, 302, 303) it has none and gets none.
+    func prepare(_ request: URLRequest, uploadBody: UploadBody, originalURL: URL?, redirected: Bool) -> URLRequest {
         var prepared = request
+        let crossOrigin = redirected && !URLOrigin.same(request.url, originalURL)
         for header in settings.additionalHeaders where prepared.value(forHTTPHeaderField: header.name) == nil {
+            if crossOrigin, URLOrigin.originBoundFields.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
+                continue
+            }
             prepared.setValue(header.value, forHTTPHeaderField: header.name)
         }
         if prepared.cachePolicy == .useProtocolCachePolicy {
             prepared.cachePolicy = settings.requestCachePolicy
         }
+        if redirected, prepared.httpBody == nil, prepared.httpBodyStream == nil { return prepared }
         switch uploadBody {
         case .none, .stream:
             break

@@ -26,11 +26,18 @@ final class DownloadFile: @unchecked Sendable {
 
     deinit { closeDescriptor() }
 
+    /// The name of every file Courier downloads into: this prefix, six letters or digits, the suffix.
+    static let namePrefix = "CFNetworkDownload_"
+    static let nameSuffix = ".tmp"
+
+    /// The directory download files are made in.
+    private static var directoryPath: String { FileManager.default.temporaryDirectory.path }
+
     /// Creates a new empty file in the temporary directory.
     static func create(for taskURL: URL?) throws(URLError) -> DownloadFile {
-        let directory = FileManager.default.temporaryDirectory.path
-        var template = Array("\(directory)/CFNetworkDownload_XXXXXX.tmp".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        let directory = directoryPath
+        var template = Array("\(directory)/\(namePrefix)XXXXXX\(nameSuffix)".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(nameSuffix.utf8.count)) }
         guard fd >= 0 else {
             throw URLError(.cannotCreateFile, url: taskURL,
                            description: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
@@ -40,19 +47,50 @@ final class DownloadFile: @unchecked Sendable {
     }
 
     /// Opens an existing partial download to append to it (resuming), after checking its length.
+    ///
+    /// `path` comes from resume data, which an app may have stored anywhere, so it is trusted only
+    /// when it names what ``create(for:)`` makes: a file directly in the download directory, with
+    /// Courier's name, that is a regular file (not a symbolic link — it is opened with `O_NOFOLLOW`),
+    /// owned by this user and with no other hard link. Anything else fails with `cannotOpenFile`
+    /// before the file is changed; the file is then neither written, truncated nor removed.
     static func reopen(path: String, expectedLength: Int64, for taskURL: URL?) throws(URLError) -> DownloadFile {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw URLError(.cannotOpenFile, url: taskURL, description: "the partial download \(path) is gone")
+        func refuse(_ reason: String) -> URLError {
+            URLError(.cannotOpenFile, url: taskURL, description: "the partial download \(path) \(reason); it cannot be resumed")
         }
+        guard isDownloadFilePath(path) else { throw refuse("is not a download file Courier made") }
+        var named = stat()
+        guard lstat(path, &named) == 0 else { throw refuse(errno == ENOENT ? "is gone" : String(cString: strerror(errno))) }
+        guard named.st_mode & S_IFMT == S_IFREG else { throw refuse("is not a regular file") }
+        // O_NONBLOCK: should the name be swapped for a FIFO after the check, opening does not wait.
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { throw refuse(errno == ELOOP ? "is a symbolic link" : String(cString: strerror(errno))) }
         var info = stat()
-        guard fstat(fd, &info) == 0, Int64(info.st_size) >= expectedLength,
+        guard fstat(fd, &info) == 0, info.st_dev == named.st_dev, info.st_ino == named.st_ino,
+              info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1 else {
+            close(fd)
+            throw refuse("is not a regular file of this user's with a single link")
+        }
+        guard Int64(info.st_size) >= expectedLength,
               ftruncate(fd, off_t(expectedLength)) == 0,
               lseek(fd, off_t(expectedLength), SEEK_SET) >= 0 else {
             close(fd)
             throw URLError(.cannotOpenFile, url: taskURL, description: "the partial download \(path) is shorter than its resume data says")
         }
         return DownloadFile(url: URL(fileURLWithPath: path), descriptor: fd, bytesWritten: expectedLength)
+    }
+
+    /// Whether `path` is spelled exactly as the resume data of a file ``create(for:)`` made spells
+    /// it: the download directory, a slash, and a name of Courier's pattern (so no `..`, no
+    /// subdirectory).
+    static func isDownloadFilePath(_ path: String) -> Bool {
+        guard let slash = path.lastIndex(of: "/") else { return false }
+        let name = path[path.index(after: slash)...]
+        guard name.hasPrefix(namePrefix), name.hasSuffix(nameSuffix),
+              path == URL(fileURLWithPath: "\(directoryPath)/\(name)").path else { return false }
+        let unique = name.utf8.dropFirst(namePrefix.utf8.count).dropLast(nameSuffix.utf8.count)
+        return unique.count == 6 && unique.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        }
     }
 
     /// Appends `data`; throws `cannotWriteToFile` when the disk refuses.

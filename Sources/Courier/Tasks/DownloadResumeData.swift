@@ -43,7 +43,9 @@ struct DownloadResumeData: Codable, Equatable {
                            description: "the resume data has an unsupported format or version (\(decoded.version))")
         }
         guard decoded.bytesReceived >= 0, decoded.expectedTotalBytes >= -1,
-              decoded.partialFilePath.hasPrefix("/"), !decoded.partialFilePath.contains("\0") else {
+              decoded.partialFilePath.hasPrefix("/"), !decoded.partialFilePath.contains("\0"),
+              // The validator goes into request headers (`If-Range`): no control characters.
+              decoded.validator?.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ?? true else {
             throw URLError(.cannotDecodeRawData, url: decoded.url, description: "the resume data is damaged")
         }
         return decoded

@@ -28,6 +28,13 @@ extension URLSessionTask {
         case .failure?:
             return
         case .success(let resume)?:
+            guard session?.resolver.resumesDownloads(of: resume.url) == true else {
+                let scheme = resume.url.scheme.map { "“\($0)”" } ?? "(no scheme)"
+                complete(error: URLError(.cannotDecodeRawData, url: resume.url,
+                                         description: "The resume data names a URL whose scheme \(scheme) cannot resume a download."),
+                         generation: nil)
+                return
+            }
             do {
                 let file = try DownloadFile.reopen(path: resume.partialFilePath, expectedLength: resume.bytesReceived, for: resume.url)
                 lock.withLock { core.downloadFile = file }
@@ -49,8 +56,9 @@ extension URLSessionTask {
         }
     }
 
-    /// Asks the delegate for the upload's body stream, then starts loading with it.
-    func requestBodyStream(then request: URLRequest) {
+    /// Asks the delegate for the upload's body stream, then starts loading with it (`redirected`:
+    /// see ``startLoad(_:redirected:)``).
+    func requestBodyStream(then request: URLRequest, redirected: Bool = false) {
         guard let session, let pipeline else { return }
         let requestBox = UncheckedSendable(request)
         pipeline.enqueueAwaiting { [self] resume in
@@ -58,7 +66,7 @@ extension URLSessionTask {
                 if let stream {
                     var withBody = requestBox.value
                     withBody.httpBodyStream = stream
-                    startLoad(withBody)
+                    startLoad(withBody, redirected: redirected)
                 } else {
                     complete(error: URLError(.requestBodyStreamExhausted, url: requestBox.value.url,
                                              description: "The delegate provided no body stream for the upload."),
@@ -79,10 +87,11 @@ extension URLSessionTask {
     /// Finds the handler for `request` and starts it, with the response the session's cache holds
     /// for it; a request no handler accepts fails the task with `unsupportedURL`. The request's
     /// cache policy may instead serve the cached response without a handler, or fail with
-    /// `resourceUnavailable` (see `URLSessionTask+Caching.swift`).
-    func startLoad(_ request: URLRequest) {
+    /// `resourceUnavailable` (see `URLSessionTask+Caching.swift`). `redirected`: the request
+    /// follows a redirect (see ``URLSession/prepare(_:uploadBody:originalURL:redirected:)``).
+    func startLoad(_ request: URLRequest, redirected: Bool = false) {
         guard let session else { return }
-        let requested = session.prepare(request, kind: kind, uploadBody: uploadBody)
+        let requested = session.prepare(request, uploadBody: uploadBody, originalURL: initialRequest?.url, redirected: redirected)
         guard let handlerType = session.resolver.handlerClass(for: requested) else {
             let scheme = requested.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
             complete(error: URLError(.unsupportedURL, url: requested.url,
@@ -168,11 +177,13 @@ extension URLSessionTask {
             let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
                 if let next {
                     if canDeliverRefusal { oldLoad.stop() }
-                    if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
+                    if let refusal = Self.refusal(of: next, proposed: boxes.value.0) {
+                        complete(error: refusal, generation: nil)
+                    } else if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
                         // The stream was read by the first request: the delegate must give a new one.
-                        requestBodyStream(then: next)
+                        requestBodyStream(then: next, redirected: true)
                     } else {
-                        startLoad(next)
+                        startLoad(next, redirected: true)
                     }
                 } else if canDeliverRefusal, reinstate(oldLoad) {
                     oldLoad.perform { ($0 as? RedirectRefusalDelivering)?.deliverRefusedRedirect() }
@@ -190,7 +201,18 @@ extension URLSessionTask {
         }
     }
 
-    /// The delegate refused a redirect: its response becomes the task's final response.
+    /// Why the request the delegate answered a redirect with must not be loaded, or `nil`. An
+    /// http or https redirect stays on http and https, as the proposed request does: a `file:`,
+    /// `ftp:` or other request in its place fails the task with `unsupportedURL` (FoundationNetworking
+    /// fails it the same way, as libcurl refuses the scheme) and is never loaded.
+    private static func refusal(of next: URLRequest, proposed: URLRequest) -> URLError? {
+        let httpSchemes: Set<String> = ["http", "https"]
+        guard let proposedScheme = proposed.url?.scheme?.lowercased(), httpSchemes.contains(proposedScheme) else { return nil }
+        if let scheme = next.url?.scheme?.lowercased(), httpSchemes.contains(scheme) { return nil }
+        return URLError(.unsupportedURL, url: next.url ?? proposed.url,
+                        description: "The redirect was answered with a request that is not http or https; it is not followed.")
+    }
+
     /// Makes a handler whose redirect was refused the current load again, so its report of the
     /// redirect response as the final result counts. `false` if the task moved on (cancelled).
     private func reinstate(_ load: ActiveLoad) -> Bool {

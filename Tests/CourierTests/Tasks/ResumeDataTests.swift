@@ -227,4 +227,149 @@ struct ResumeDataTests {
         neverStarted.cancel(byProducingResumeData: { idle.fulfil($0) })
         #expect(try await idle.wait() == nil)
     }
+
+    /// Where forged resume data points, and how the test lays the file system out for it.
+    enum ForgedPath: String, CaseIterable, Sendable {
+        /// The victim file itself, outside the download directory and not named like a download.
+        case outsideTheDirectory
+        /// A file with a download's name, but in a subdirectory.
+        case inASubdirectory
+        /// A download's name reached through `sub/..`: the same directory, not the same spelling.
+        case throughDotDot
+        /// A symbolic link with a download's name in the download directory, pointing at the victim.
+        case symbolicLink
+        /// A second hard link to the victim with a download's name in the download directory.
+        case hardLink
+        /// A directory with a download's name.
+        case directory
+    }
+
+    /// A name of Courier's download-file pattern that no download uses.
+    private static func downloadFileName() -> String {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return DownloadFile.namePrefix + String((0..<6).map { _ in letters.randomElement() ?? "A" }) + DownloadFile.nameSuffix
+    }
+
+    private static func resumeData(url: URL, path: String, bytesReceived: Int64) throws -> Data {
+        let resume = DownloadResumeData(url: url, originalURL: url, bytesReceived: bytesReceived,
+                                        expectedTotalBytes: -1, partialFilePath: path, validator: nil)
+        return try #require(resume.encoded())
+    }
+
+    /// Runs a download task resumed from `data` to completion and returns its error.
+    private static func resumeError(_ data: Data) async throws -> URLError? {
+        let delegate = EventDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(withResumeData: data)
+        task.resume()
+        #expect(await delegate.waitForCompletion(of: task))
+        #expect(!delegate.collapsedNames(for: task).contains("finishedDownload"))
+        #expect(!delegate.collapsedNames(for: task).contains("resumed"))
+        return delegate.error(of: task) as? URLError
+    }
+
+    @Test("resume data whose partial file is not a download file Courier made fails with cannotOpenFile and leaves the file alone",
+          arguments: ForgedPath.allCases)
+    func forgedPartialFileIsNotTouched(_ forged: ForgedPath) async throws {
+        let source = try TestFiles.make(TestFiles.bytes(count: 300_000, seed: 85))
+        defer { TestFiles.remove(source) }
+        let victimContent = Data("the victim's own bytes, which resuming must not change\n".utf8)
+        let victim = try TestFiles.make(victimContent, name: "victim.txt")
+        defer { TestFiles.remove(victim) }
+        let temporary = FileManager.default.temporaryDirectory.path
+        let name = Self.downloadFileName()
+        var created: [String] = []
+        defer { for path in created.reversed() { try? FileManager.default.removeItem(atPath: path) } }
+        let path: String
+        var watched = victim.path
+        switch forged {
+        case .outsideTheDirectory:
+            path = victim.path
+        case .inASubdirectory:
+            path = victim.deletingLastPathComponent().appendingPathComponent(name).path
+            try victimContent.write(to: URL(fileURLWithPath: path))
+            watched = path
+        case .throughDotDot:
+            let sub = "\(temporary)/\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+            created.append(sub)
+            let real = "\(temporary)/\(name)"
+            try victimContent.write(to: URL(fileURLWithPath: real))
+            created.append(real)
+            path = "\(sub)/../\(name)"
+            watched = real
+        case .symbolicLink:
+            path = "\(temporary)/\(name)"
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: victim.path)
+            created.append(path)
+        case .hardLink:
+            path = "\(temporary)/\(name)"
+            try FileManager.default.linkItem(atPath: victim.path, toPath: path)
+            created.append(path)
+        case .directory:
+            path = "\(temporary)/\(name)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            created.append(path)
+            watched = victim.path
+        }
+
+        let error = try await Self.resumeError(try Self.resumeData(url: source, path: path, bytesReceived: 10))
+        #expect(error?.code == .cannotOpenFile)
+        #expect(error?.failingURL == source)
+        #expect(FileManager.default.fileExists(atPath: path), "the forged path is not removed")
+        #expect(FileManager.default.contents(atPath: watched) == victimContent, "the file is neither truncated nor written")
+        #expect(FileManager.default.contents(atPath: victim.path) == victimContent)
+    }
+
+    @Test("resume data for a scheme that cannot resume fails with cannotDecodeRawData and leaves the partial file alone",
+          arguments: ["data:,hello", "courier-unknown://host/file"])
+    func schemeThatCannotResume(_ address: String) async throws {
+        let url = try #require(URL(string: address))
+        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
+        let content = Data("a partial download\n".utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = try await Self.resumeError(try Self.resumeData(url: url, path: path, bytesReceived: 5))
+        #expect(error?.code == .cannotDecodeRawData)
+        #expect(error?.failingURL == url)
+        #expect(FileManager.default.contents(atPath: path) == content)
+    }
+
+    @Test("resume data whose validator holds a line break fails with cannotDecodeRawData; nothing is sent")
+    func validatorWithALineBreak() async throws {
+        let server = try FaultServer(fallback: .respond(.ok(Data("whole body".utf8))))
+        defer { server.stop() }
+        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
+        let content = Data("whole".utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let url = server.url("/file")
+        let resume = DownloadResumeData(url: url, originalURL: url, bytesReceived: 5, expectedTotalBytes: 10,
+                                        partialFilePath: path, validator: "\"tag\"\r\nX-Injected: yes")
+        let error = try await Self.resumeError(try #require(resume.encoded()))
+        #expect(error?.code == .cannotDecodeRawData)
+        #expect(error?.failingURL == url)
+        #expect(server.requests.isEmpty)
+        #expect(FileManager.default.contents(atPath: path) == content)
+    }
+
+    @Test("a partial file in the download directory with Courier's name, made by this user, is taken (without a validator the download starts over in it)")
+    func wellFormedPartialFileIsTaken() async throws {
+        let content = TestFiles.bytes(count: 300_000, seed: 86)
+        let source = try TestFiles.make(content)
+        defer { TestFiles.remove(source) }
+        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
+        try content.prefix(1000).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let delegate = EventDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(withResumeData: try Self.resumeData(url: source, path: path, bytesReceived: 1000))
+        task.resume()
+        #expect(await delegate.waitForCompletion(of: task))
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.download(of: task)?.content == content)
+        #expect(!FileManager.default.fileExists(atPath: path), "the delivered file is removed afterwards")
+    }
 }

@@ -47,18 +47,22 @@ enum TLSServerTrustChallenge {
             let trust = SecTrust(certificates: chain, host: host, failureReason: detail)
             let space = URLProtectionSpace(host: host, port: port, protocol: url.scheme?.lowercased(), serverTrust: trust)
             let sender = HandlerChallengeSender { answer in
-                decided(outcome(of: answer, trust: trust, url: url, error: error, environment: environment))
+                decided(outcome(of: answer, url: url, error: error, environment: environment))
             }
             deliver(URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
                                                failureResponse: nil, error: error, sender: sender))
         }
     }
 
-    private static func outcome(of answer: HandlerChallengeSender.Answer, trust: SecTrust, url: URL, error: URLError,
+    private static func outcome(of answer: HandlerChallengeSender.Answer, url: URL, error: URLError,
                                 environment: HandlerEnvironment) -> Outcome {
         switch answer {
         case .use(let credential):
-            guard let candidate = TLSServerTrust(accepting: credential.trust ?? trust) else { return .fail(error) }
+            // Only a credential made with `URLCredential(trust:)` accepts the server; a password or
+            // client-certificate credential says nothing about it, so the certificate stays untrusted.
+            guard let accepted = credential.trust, let candidate = TLSServerTrust(accepting: accepted) else {
+                return .fail(error)
+            }
             return .accept(TLSAcceptedServers.shared(in: environment)?.accept(candidate, for: url) ?? candidate)
         case .cancel:
             return .fail(URLError(.cancelled, url: url, description: "The server-trust challenge was cancelled."))

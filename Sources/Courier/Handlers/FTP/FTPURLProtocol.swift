@@ -14,7 +14,7 @@ import Foundation
 /// - Login: see ``FTPLogin``; a refused login becomes an authentication challenge. `ftps:` uses
 ///   implicit TLS, ``URLRequest/ftpRequiresTLS`` explicit `AUTH TLS`; an untrusted certificate
 ///   becomes a server-trust challenge (``TLSServerTrustChallenge``).
-final class FTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
     static let schemes = ["ftp", "ftps"]
 
     enum State { case idle, running, paused, challenging, stopped, finished }

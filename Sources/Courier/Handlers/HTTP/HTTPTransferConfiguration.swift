@@ -53,6 +53,8 @@ enum HTTPTransferConfiguration {
         }
 
         var fields = request.allHTTPHeaderFields ?? [:]
+        let method = (request.httpMethod ?? "GET").uppercased()
+        try HTTPRequestHeadValidation.validate(method: method, fields: fields, url: url)
         let names = Set(fields.keys.map { $0.lowercased() })
         if let encoding = fields.first(where: { $0.key.lowercased() == "accept-encoding" }) {
             transfer.set(CURLOPT_ACCEPT_ENCODING, encoding.value)
@@ -61,6 +63,7 @@ enum HTTPTransferConfiguration {
             transfer.set(CURLOPT_ACCEPT_ENCODING, "")
         }
         var lines = fields.sorted { $0.key < $1.key }.map { $0.value.isEmpty ? "\($0.key);" : "\($0.key): \($0.value)" }
+        let requestLineCount = lines.count
         if !names.contains("user-agent") { lines.append("User-Agent: \(defaultUserAgent)") }
         if !names.contains("accept") { lines.append("Accept: */*") }
         if !names.contains("expect") { lines.append("Expect:") }
@@ -70,8 +73,8 @@ enum HTTPTransferConfiguration {
         if !names.contains("cookie"), let cookie = HTTPCookieHandling.cookieHeader(for: request, environment: environment) {
             lines.append("Cookie: \(cookie)")
         }
+        try HTTPRequestHeadValidation.validate(addedLines: Array(lines[requestLineCount...]), url: url)
 
-        let method = (request.httpMethod ?? "GET").uppercased()
         let body = CurlRequestBody.make(for: request)
         switch (method, body) {
         case ("GET", nil):

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Every method guards the handler's state with its lock, so the task starts, stops and resumes it
 /// directly from any thread (``ConcurrentURLProtocol``).
-final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
+final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
     ConcurrentURLProtocol, CurlTransferDelegate, @unchecked Sendable {
     static let schemes = ["http", "https"]
 

@@ -19,7 +19,7 @@ import Foundation
 /// Errors: no such file → `fileDoesNotExist`, permission denied → `noPermissionsToReadFile`, no
 /// credential accepted → `userAuthenticationRequired`, an untrusted host key →
 /// `serverCertificateUntrusted`, refused, lost or timed-out connections as for HTTP.
-final class SFTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtocol, @unchecked Sendable {
+final class SFTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
     static let schemes = ["sftp"]
 
     private let lock = Lock()

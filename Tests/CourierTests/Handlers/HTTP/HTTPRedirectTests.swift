@@ -227,4 +227,128 @@ struct HTTPRedirectTests {
         #expect(try HTTPTest.http(result.response).statusCode == 301)
         #expect(result.data == Data("no location".utf8))
     }
+
+    /// Where an upload task's body comes from.
+    enum UploadSource: String, CaseIterable, Sendable { case data, file }
+
+    struct UploadCase: Sendable, CustomTestStringConvertible {
+        var status: Int
+        var source: UploadSource
+        var keepsBody: Bool
+        var testDescription: String { "upload from \(source.rawValue), \(status) → \(keepsBody ? "same method and body" : "GET without body")" }
+    }
+
+    @Test(arguments: [
+        UploadCase(status: 303, source: .data, keepsBody: false),
+        UploadCase(status: 303, source: .file, keepsBody: false),
+        UploadCase(status: 302, source: .data, keepsBody: false),
+        UploadCase(status: 307, source: .data, keepsBody: true),
+        UploadCase(status: 307, source: .file, keepsBody: true),
+        UploadCase(status: 308, source: .file, keepsBody: true),
+    ])
+    func uploadTaskBodyAfterRedirect(_ example: UploadCase) async throws {
+        let server = try FaultServer(routes: [
+            "/upload": .respond(.ok(Data("see other".utf8), status: example.status, reason: "Redirect", headers: [("Location", "/landing")])),
+            "/landing": .respond(.ok(Data("landed".utf8))),
+        ])
+        defer { server.stop() }
+        let body = try HTTPTest.randomBytes(300_000)
+        let file = try TestFiles.make(body)
+        defer { TestFiles.remove(file) }
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/upload"))
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let task = switch example.source {
+        case .data: session.uploadTask(with: request, from: body)
+        case .file: session.uploadTask(with: request, fromFile: file)
+        }
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.body(of: task) == Data("landed".utf8))
+        let first = try #require(server.requests(for: "/upload").first)
+        #expect(first.method == "POST")
+        #expect(first.bodyLength == body.count)
+        let second = try #require(server.requests(for: "/landing").first)
+        #expect(server.requests.count == 2)
+        if example.keepsBody {
+            #expect(second.method == "POST")
+            #expect(second.bodyLength == body.count)
+            #expect(second.bodyHash == StreamHash.of(body))
+            #expect(second.body == body)
+            #expect(second.header("Content-Length") == "\(body.count)")
+        } else {
+            #expect(second.method == "GET")
+            #expect(second.bodyLength == 0)
+            #expect(second.header("Content-Length") == nil)
+            #expect(second.header("Transfer-Encoding") == nil)
+            #expect(second.header("Content-Type") == nil)
+        }
+    }
+
+    @Test func sessionAuthorizationAndCookieDoNotFollowARedirectToAnotherOrigin() async throws {
+        let other = try FaultServer(routes: [
+            "/hop": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", "/landing")])),
+            "/landing": .respond(.ok(Data("other origin".utf8))),
+        ])
+        defer { other.stop() }
+        let origin = try FaultServer(routes: [
+            "/away": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", other.url("/hop").absoluteString)])),
+            "/same": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", "/landing")])),
+            "/landing": .respond(.ok(Data("same origin".utf8))),
+        ])
+        defer { origin.stop() }
+        let session = HTTPTest.session { configuration in
+            configuration.httpAdditionalHeaders = ["Authorization": "Bearer session-secret", "Cookie": "sid=session-secret",
+                                                   "X-Session": "kept"]
+        }
+        defer { session.finishTasksAndInvalidate() }
+
+        let same = try await session.loadData(origin.url("/same"))
+        #expect(same.error == nil)
+        #expect(same.data == Data("same origin".utf8))
+        let sameLanding = try #require(origin.requests(for: "/landing").first)
+        #expect(sameLanding.header("Authorization") == "Bearer session-secret")
+        #expect(sameLanding.header("Cookie") == "sid=session-secret")
+
+        let away = try await session.loadData(origin.url("/away"))
+        #expect(away.error == nil)
+        #expect(away.data == Data("other origin".utf8))
+        let start = try #require(origin.requests(for: "/away").first)
+        #expect(start.header("Authorization") == "Bearer session-secret")
+        #expect(start.header("Cookie") == "sid=session-secret")
+        // The first hop to the other origin and the same-origin hop after it.
+        let foreign = other.requests
+        #expect(foreign.map(\.path) == ["/hop", "/landing"])
+        for request in foreign {
+            #expect(request.header("Authorization") == nil, "\(request.path)")
+            #expect(request.header("Cookie") == nil, "\(request.path)")
+            #expect(request.header("X-Session") == "kept", "\(request.path)")
+        }
+    }
+
+    @Test(arguments: ["file", "ftp://127.0.0.1:9/file.txt", "data:,delegate%20supplied"])
+    func delegateRedirectOutOfHTTPIsNotLoaded(target: String) async throws {
+        let server = try FaultServer(routes: [
+            "/start": .respond(.ok(Data("moved".utf8), status: 302, reason: "Found", headers: [("Location", "/next")])),
+        ])
+        defer { server.stop() }
+        let secret = try TestFiles.make(Data("local file contents".utf8), name: "secret.txt")
+        defer { TestFiles.remove(secret) }
+        let replacement = target == "file" ? secret : try #require(URL(string: target))
+        let delegate = EventDelegate(EventDelegate.Hooks(redirect: { _, _, _, answer in answer(URLRequest(url: replacement)) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/start"))
+        try await HTTPTest.run(task, delegate)
+        let error = try HTTPTest.urlError(delegate.error(of: task))
+        #expect(error.code == .unsupportedURL)
+        #expect(error.failingURL == replacement)
+        #expect(delegate.redirectResponses(of: task).map(\.statusCode) == [302])
+        #expect(delegate.response(of: task) == nil)
+        #expect(delegate.body(of: task).isEmpty)
+        #expect(server.requests.map(\.path) == ["/start"])
+    }
 }

@@ -58,14 +58,16 @@ struct HTTPTLSTests {
     }
 
     @Test(arguments: [
-        (URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge, URLError.Code.cancelled),
-        (.performDefaultHandling, .serverCertificateUntrusted),
-        (.rejectProtectionSpace, .serverCertificateUntrusted),
-        (.useCredential, .serverCertificateUntrusted), // with no credential: continue without one
+        (URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge, false, URLError.Code.cancelled),
+        (.performDefaultHandling, false, .serverCertificateUntrusted),
+        (.rejectProtectionSpace, false, .serverCertificateUntrusted),
+        (.useCredential, false, .serverCertificateUntrusted), // with no credential: continue without one
+        (.useCredential, true, .serverCertificateUntrusted), // only URLCredential(trust:) accepts a server
     ])
-    func otherAnswersFail(disposition: URLSession.AuthChallengeDisposition, code: URLError.Code) async throws {
+    func otherAnswersFail(disposition: URLSession.AuthChallengeDisposition, withPassword: Bool, code: URLError.Code) async throws {
         let server = try await HTTPTest.nginx()
-        let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, _, answer in answer(disposition, nil) }))
+        let credential = withPassword ? URLCredential(user: "user", password: "secret", persistence: .none) : nil
+        let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, _, answer in answer(disposition, credential) }))
         let session = HTTPTest.session(delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
         let url = server.httpsURL(NginxServer.Files.hello)
@@ -75,6 +77,7 @@ struct HTTPTLSTests {
         #expect(error.code == code)
         #expect(HTTPTest.hasFailingURL(error, url))
         #expect(delegate.response(of: task) == nil)
+        #expect(delegate.body(of: task).isEmpty)
     }
 
     @Test func trustingOneTaskDoesNotTrustForAnotherSession() async throws {
