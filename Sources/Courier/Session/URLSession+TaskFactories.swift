@@ -37,7 +37,7 @@ extension URLSession {
 
     static func resumeRequest(_ decoded: Result<DownloadResumeData, URLError>) -> URLRequest? {
         guard case .success(let resume) = decoded else { return nil }
-        return URLRequest(url: resume.url)
+        return resume.request
     }
 
     /// A registered download task, already resumed, that takes over a data task's load

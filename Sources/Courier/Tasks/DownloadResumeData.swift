@@ -24,6 +24,31 @@ struct DownloadResumeData: Codable, Equatable {
     var partialFilePath: String
     /// The resource's validator when the partial file was written.
     var validator: String?
+    /// The header fields of the request that was loading (without `Range` and `If-Range`, which
+    /// the resumed load sets itself), so that the rest is asked for as the start was: with the
+    /// same credentials, `Accept` and the app's own fields. Absent in resume data from before it
+    /// was kept; the resumed request then has none.
+    var headerFields: [String: String]?
+    /// The request's timeout interval, when it was not the default.
+    var timeoutInterval: TimeInterval?
+
+    /// The fields of `request` that resume data keeps.
+    static func keptHeaderFields(of request: URLRequest?) -> [String: String]? {
+        guard let fields = request?.allHTTPHeaderFields else { return nil }
+        let kept = fields.filter { name, _ in
+            let lowered = name.lowercased()
+            return lowered != "range" && lowered != "if-range"
+        }
+        return kept.isEmpty ? nil : kept
+    }
+
+    /// The request that asks for the rest: the URL that was loading, with the kept fields.
+    var request: URLRequest {
+        var request = URLRequest(url: url)
+        for (name, value) in headerFields ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+        if let timeoutInterval { request.timeoutInterval = timeoutInterval }
+        return request
+    }
 
     /// Encodes to the opaque `Data` handed to the app.
     func encoded() -> Data? {
@@ -45,9 +70,17 @@ struct DownloadResumeData: Codable, Equatable {
         guard decoded.bytesReceived >= 0, decoded.expectedTotalBytes >= -1,
               decoded.partialFilePath.hasPrefix("/"), !decoded.partialFilePath.contains("\0"),
               // The validator goes into request headers (`If-Range`): no control characters.
-              decoded.validator?.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ?? true else {
+              decoded.validator.map(isPrintable) ?? true,
+              // The kept fields go into the resumed request's head as well.
+              (decoded.headerFields ?? [:]).allSatisfy({ isPrintable($0.key) && !$0.key.isEmpty && isPrintable($0.value) }),
+              decoded.timeoutInterval.map({ $0.isFinite && $0 > 0 }) ?? true else {
             throw URLError(.cannotDecodeRawData, url: decoded.url, description: "the resume data is damaged")
         }
         return decoded
+    }
+
+    /// Whether `text` holds no control characters (it may go into a request head).
+    private static func isPrintable(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
     }
 }

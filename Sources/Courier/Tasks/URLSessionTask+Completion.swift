@@ -54,9 +54,13 @@ extension URLSessionTask {
                 return nil
             }
             file.finishWriting()
+            let loading = core.currentRequest
+            let timeout = loading?.timeoutInterval
             let resume = DownloadResumeData(url: url, originalURL: original, bytesReceived: file.bytesWritten,
                                             expectedTotalBytes: core.bytesExpectedToReceive,
-                                            partialFilePath: file.url.path, validator: core.resumeValidator)
+                                            partialFilePath: file.url.path, validator: core.resumeValidator,
+                                            headerFields: DownloadResumeData.keptHeaderFields(of: loading),
+                                            timeoutInterval: timeout == 60 ? nil : timeout)
             let encoded = resume.encoded()
             core.keepPartialFile = encoded != nil
             return encoded

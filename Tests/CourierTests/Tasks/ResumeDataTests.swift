@@ -354,6 +354,24 @@ struct ResumeDataTests {
         #expect(FileManager.default.contents(atPath: path) == content)
     }
 
+    @Test("resume data whose kept header field holds a line break fails with cannotDecodeRawData; nothing is sent",
+          arguments: [["X-Client": "a\r\nX-Injected: yes"], ["X-Bad\nName": "value"], ["": "empty name"]])
+    func headerFieldWithALineBreak(_ fields: [String: String]) async throws {
+        let server = try FaultServer(fallback: .respond(.ok(Data("whole body".utf8))))
+        defer { server.stop() }
+        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
+        let content = Data("whole".utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let url = server.url("/file")
+        let resume = DownloadResumeData(url: url, originalURL: url, bytesReceived: 5, expectedTotalBytes: 10,
+                                        partialFilePath: path, validator: nil, headerFields: fields)
+        let error = try await Self.resumeError(try #require(resume.encoded()))
+        #expect(error?.code == .cannotDecodeRawData)
+        #expect(server.requests.isEmpty)
+        #expect(FileManager.default.contents(atPath: path) == content)
+    }
+
     @Test("a partial file in the download directory with Courier's name, made by this user, is taken (without a validator the download starts over in it)")
     func wellFormedPartialFileIsTaken() async throws {
         let content = TestFiles.bytes(count: 300_000, seed: 86)

@@ -224,4 +224,37 @@ struct HTTPResumeTests {
         #expect(error.code == .cancelled)
         #expect(error.downloadTaskResumeData == nil)
     }
+
+    /// The rest is asked for as the start was: the request's own header fields (credentials, the
+    /// app's fields) and timeout come back in the resumed request, `Range`/`If-Range` are Courier's.
+    @Test func resumedRequestKeepsTheHeaderFields() async throws {
+        let body = try HTTPTest.randomBytes(Self.size)
+        let server = try resumableServer(body: body, changed: Data(), behaviour: .honour)
+        defer { server.stop() }
+        let resumeData = OneShot<Data?>()
+        let delegate = cancellingDelegate(after: Self.firstPart, resumeData: resumeData)
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+
+        var request = URLRequest(url: server.url("/file"), timeoutInterval: 42)
+        request.setValue("Bearer resume-token", forHTTPHeaderField: "Authorization")
+        request.setValue("courier-tests", forHTTPHeaderField: "X-Client")
+        let first = session.downloadTask(with: request)
+        try await HTTPTest.run(first, delegate)
+        let data = try #require(try await resumeData.wait(timeout: 10, "resume data"), "no resume data")
+
+        let second = session.downloadTask(withResumeData: data)
+        #expect(second.originalRequest?.value(forHTTPHeaderField: "X-Client") == "courier-tests")
+        #expect(second.originalRequest?.timeoutInterval == 42)
+        try await HTTPTest.run(second, delegate)
+        #expect(delegate.error(of: second) == nil)
+        #expect(delegate.download(of: second)?.content == body)
+        let requests = server.requests(for: "/file")
+        #expect(requests.count == 2)
+        let resumed = try #require(requests.last)
+        #expect(resumed.header("Authorization") == "Bearer resume-token")
+        #expect(resumed.header("X-Client") == "courier-tests")
+        #expect(resumed.header("Range") == "bytes=\(Self.firstPart)-")
+        #expect(resumed.headers.filter { $0.name.lowercased() == "range" }.count == 1)
+    }
 }
