@@ -336,40 +336,35 @@ struct ResumeDataTests {
         #expect(FileManager.default.contents(atPath: path) == content)
     }
 
-    @Test("resume data whose validator holds a line break fails with cannotDecodeRawData; nothing is sent")
-    func validatorWithALineBreak() async throws {
+    /// Resumes well-formed resume data made damaged by `validator` or `fields` (what would go into
+    /// the request head) and checks the task fails with cannotDecodeRawData, sends nothing and
+    /// leaves the partial file alone.
+    private static func expectDamagedRequestHead(validator: String?, fields: [String: String]?) async throws {
         let server = try FaultServer(fallback: .respond(.ok(Data("whole body".utf8))))
         defer { server.stop() }
-        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
+        let path = "\(FileManager.default.temporaryDirectory.path)/\(downloadFileName())"
         let content = Data("whole".utf8)
         try content.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let url = server.url("/file")
         let resume = DownloadResumeData(url: url, originalURL: url, bytesReceived: 5, expectedTotalBytes: 10,
-                                        partialFilePath: path, validator: "\"tag\"\r\nX-Injected: yes")
-        let error = try await Self.resumeError(try #require(resume.encoded()))
+                                        partialFilePath: path, validator: validator, headerFields: fields)
+        let error = try await resumeError(try #require(resume.encoded()))
         #expect(error?.code == .cannotDecodeRawData)
         #expect(error?.failingURL == url)
         #expect(server.requests.isEmpty)
         #expect(FileManager.default.contents(atPath: path) == content)
     }
 
+    @Test("resume data whose validator holds a line break fails with cannotDecodeRawData; nothing is sent")
+    func validatorWithALineBreak() async throws {
+        try await Self.expectDamagedRequestHead(validator: "\"tag\"\r\nX-Injected: yes", fields: nil)
+    }
+
     @Test("resume data whose kept header field holds a line break fails with cannotDecodeRawData; nothing is sent",
           arguments: [["X-Client": "a\r\nX-Injected: yes"], ["X-Bad\nName": "value"], ["": "empty name"]])
     func headerFieldWithALineBreak(_ fields: [String: String]) async throws {
-        let server = try FaultServer(fallback: .respond(.ok(Data("whole body".utf8))))
-        defer { server.stop() }
-        let path = "\(FileManager.default.temporaryDirectory.path)/\(Self.downloadFileName())"
-        let content = Data("whole".utf8)
-        try content.write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let url = server.url("/file")
-        let resume = DownloadResumeData(url: url, originalURL: url, bytesReceived: 5, expectedTotalBytes: 10,
-                                        partialFilePath: path, validator: nil, headerFields: fields)
-        let error = try await Self.resumeError(try #require(resume.encoded()))
-        #expect(error?.code == .cannotDecodeRawData)
-        #expect(server.requests.isEmpty)
-        #expect(FileManager.default.contents(atPath: path) == content)
+        try await Self.expectDamagedRequestHead(validator: nil, fields: fields)
     }
 
     @Test("a partial file in the download directory with Courier's name, made by this user, is taken (without a validator the download starts over in it)")
