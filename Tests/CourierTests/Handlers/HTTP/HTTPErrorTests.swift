@@ -96,6 +96,49 @@ struct HTTPErrorTests {
         #expect(code == .networkConnectionLost, "got \(code)")
     }
 
+    @Test func chunkedBodyWithTrailer() async throws {
+        // libcurl hands trailer fields to the header callback after the body: they are no new
+        // response, and the connection stays usable for the next request.
+        let pieces = ["hello", ", trailing ", "world"].map { Data($0.utf8) }
+        let server = try FaultServer(routes: ["/trailer": .custom { _, writer in
+            writer.writeHead(status: 200, headers: [("Transfer-Encoding", "chunked"), ("Trailer", "X-Checksum"),
+                                                    ("Content-Type", "text/plain")])
+            for piece in pieces {
+                writer.write(Data(String(piece.count, radix: 16).utf8) + Data("\r\n".utf8) + piece + Data("\r\n".utf8))
+            }
+            return writer.write(Data("0\r\nX-Checksum: abc\r\n\r\n".utf8))
+        }])
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        for _ in 0..<2 {
+            let result = try await session.loadData(server.url("/trailer"), timeout: 20)
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(result.data == pieces.reduce(Data(), +))
+            let response = try HTTPTest.http(result.response)
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "X-Checksum") == nil, "a trailer is not a response header")
+        }
+        #expect(server.requests(for: "/trailer").count == 2)
+    }
+
+    @Test func chunkedBodyWithTrailerToADelegate() async throws {
+        let body = Data(repeating: 0x61, count: 300_000)
+        let server = try FaultServer(routes: ["/trailer": .raw(
+            Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(String(body.count, radix: 16))\r\n".utf8) + body
+                + Data("\r\n0\r\nX-Checksum: abc\r\nX-Other: def\r\n\r\n".utf8))])
+        defer { server.stop() }
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/trailer"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil, "\(String(describing: delegate.error(of: task)))")
+        #expect(delegate.body(of: task).count == body.count)
+        #expect(StreamHash.of(delegate.body(of: task)) == StreamHash.of(body))
+        #expect(delegate.events(for: task).filter { $0.name == "response" }.count == 1)
+    }
+
     @Test func stallTimesOutWithSessionRequestTimeout() async throws {
         let server = try FaultServer(routes: ["/stall": .stall(seconds: 15)])
         defer { server.stop() }
