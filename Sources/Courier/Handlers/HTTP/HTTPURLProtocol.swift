@@ -272,6 +272,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response could not be parsed."))
+        } else if !delivered, CurlErrorMapping.refusedOversizedResponseHead(result, detail: transfer.errorDetail) {
+            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
+                                                                 description: "The server's response headers are too large: \(transfer.errorDetail ?? "libcurl error \(result.rawValue)")"))
         } else if result == CURLE_RECV_ERROR, let detail = transfer.errorDetail, detail.lowercased().contains("chunk") {
             client?.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse, url: url,
                                                                  description: "The response's chunked encoding is malformed: \(detail)"))

@@ -139,6 +139,23 @@ struct HTTPErrorTests {
         #expect(delegate.events(for: task).filter { $0.name == "response" }.count == 1)
     }
 
+    /// Response heads libcurl refuses for their size: one 300 KiB field (longer than libcurl keeps
+    /// for a header line; libcurl 7.88 answers "out of memory"), and 400 fields of 1 KB (more than
+    /// the 300 KiB it accepts for a whole head).
+    @Test(arguments: [
+        "X-Huge: " + String(repeating: "h", count: 300 << 10) + "\r\n",
+        (0..<400).map { "X-Field-\($0): " + String(repeating: "f", count: 1000) + "\r\n" }.joined(),
+    ])
+    func oversizedResponseHead(fields: String) async throws {
+        let response = "HTTP/1.1 200 OK\r\n" + fields + "Content-Length: 2\r\n\r\nhi"
+        let server = try FaultServer(routes: ["/huge": .raw(Data(response.utf8))])
+        defer { server.stop() }
+        let started = Date()
+        let error = try await failure(of: server.url("/huge"))
+        #expect(error.code == .badServerResponse, "got \(error.code): \(error.localizedDescription)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
     @Test func stallTimesOutWithSessionRequestTimeout() async throws {
         let server = try FaultServer(routes: ["/stall": .stall(seconds: 15)])
         defer { server.stop() }
