@@ -40,6 +40,25 @@ final class CurlRequestBody: @unchecked Sendable {
         if case .stream(let stream) = source { stream.close() }
     }
 
+    /// Goes back (or forward) to `offset` from the body's start, so that libcurl can send the body
+    /// again; `false` when the body cannot. Bytes in memory always can; of streams only Foundation's
+    /// own file streams (an upload task's file) can — the app's stream cannot, and a retry that
+    /// needs it again asks the delegate for a new one (``CurlBodyStreamRetry``).
+    func seek(to offset: Int64) -> Bool {
+        guard offset >= 0 else { return false }
+        switch source {
+        case .data(let data, _):
+            guard offset <= Int64(data.count) else { return false }
+            source = .data(data, offset: Int(offset))
+        case .stream(let stream):
+            guard type(of: stream) == InputStream.self, length.map({ offset <= $0 }) ?? true,
+                  stream.streamStatus == .open || stream.streamStatus == .reading,
+                  stream.setProperty(NSNumber(value: offset), forKey: .fileCurrentOffsetKey) else { return false }
+        }
+        bytesRead = offset
+        return true
+    }
+
     /// Fills `buffer`; 0 at the end; `CURL_READFUNC_ABORT` on a stream error.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
@@ -54,7 +73,14 @@ final class CurlRequestBody: @unchecked Sendable {
             bytesRead += Int64(count)
             return count
         case .stream(let stream):
-            let read = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
+            var count = buffer.count
+            if let length {
+                // Never read past the declared length, so a file stream does not reach its end
+                // and can still go back (``seek(to:)``).
+                guard bytesRead < length else { return 0 }
+                count = Int(min(Int64(count), length - bytesRead))
+            }
+            let read = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: count)
             if read < 0 {
                 // Reading `streamError` of a stream that failed without one traps in Foundation, so
                 // the status is checked first.

@@ -231,6 +231,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
         let authChallenge = (authentication.isChallenging && result == CURLE_OK) || beginTunnelChallenge(transfer, result: result)
+        // libcurl had to send the body again (a reused connection was gone) and the app's stream
+        // cannot go back: the delegate is asked for a new stream, as after a challenge.
+        let resendBody = result == CURLE_SEND_FAIL_REWIND && !authChallenge
         if let redirect = takeRedirectOnFinish(transfer) {
             client?.urlProtocol(self, wasRedirectedTo: redirect.request, redirectResponse: redirect.response)
             return
@@ -244,7 +247,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             let certificateChallenge = clientCertificate == nil && !declinedClientCertificate && !responseDelivered
                 && (certificateRequested || HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail))
             certificateRequest = nil
-            state = authChallenge || trustChallenge || certificateChallenge ? .challenging : .finished
+            state = authChallenge || trustChallenge || certificateChallenge || resendBody ? .challenging : .finished
             if !authChallenge && !trustChallenge && !responseDelivered && environment.waitsForConnectivity
                 && (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST) {
                 state = .waiting
@@ -258,6 +261,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         let url = request.url
         if lock.withLock({ state == .waiting }) {
             waitForConnectivity()
+        } else if resendBody {
+            retryAfterChallenge()
         } else if authChallenge {
             presentChallenge()
         } else if certificateChallenge {
@@ -435,8 +440,9 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
         }
     }
 
-    /// Starts the next attempt after a challenge. A streamed body was used by the attempt before, so
-    /// the delegate is asked for a new stream first (as Apple's `needNewBodyStream` documents).
+    /// Starts the next attempt after a challenge (or after libcurl could not send a streamed body
+    /// again). A streamed body was used by the attempt before, so the delegate is asked for a new
+    /// stream first (as Apple's `needNewBodyStream` documents).
     private func retryAfterChallenge() {
         CurlBodyStreamRetry.prepare(for: request, client: client, proceed: { [weak self] stream in
             guard let self else { return }
