@@ -19,7 +19,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     static let schemes = ["http", "https"]
 
     /// Where one load is.
-    enum State { case idle, running, paused, redirected, challenging, waiting, stopped, finished }
+    enum State { case idle, running, redirected, challenging, waiting, stopped, finished }
 
     let lock = Lock()
     private var state = State.idle
@@ -27,6 +27,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     private var loop: CurlMultiLoop?
     private var responseDelivered = false
     private let uploadProgress = CurlUploadProgress()
+    /// Pauses the running transfer while the task cannot take more body, and wakes it.
+    private let flowControl = CurlFlowControl()
     private var started = Date()
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
@@ -110,6 +112,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             self.transfer = transfer
             self.loop = loop
             uploadProgress.reset()
+            flowControl.reset()
             responseDelivered = false
             deliveredBytes = 0
             started = Date()
@@ -137,18 +140,15 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     }
 
     func resumeProducing() {
-        let (transfer, loop): (CurlTransfer?, CurlMultiLoop?) = lock.withLock {
-            guard state == .paused else { return (nil, nil) }
-            state = .running
-            return (self.transfer, self.loop)
-        }
+        guard flowControl.wake() else { return }
+        let (transfer, loop) = lock.withLock { (self.transfer, self.loop) }
         if let transfer, let loop { loop.unpause(transfer) }
     }
 
     // MARK: CurlTransferDelegate (loop thread)
 
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {
-        guard lock.withLock({ state == .running || state == .paused }), let requestURL = request.url else { return }
+        guard lock.withLock({ state == .running }), let requestURL = request.url else { return }
         let url = transfer.effectiveURL ?? requestURL
         // The parser gave the well-known names their usual capitalisation already.
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
@@ -211,15 +211,8 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             }
             return state
         }
-        guard current == .running else { return current != .paused }
-        if let builtIn = client as? BuiltInHandlerClient, !builtIn.canAcceptMoreData {
-            let paused: Bool = lock.withLock {
-                guard state == .running else { return false }
-                state = .paused
-                return true
-            }
-            if paused { return false }
-        }
+        guard current == .running else { return true }
+        if flowControl.shouldPause(for: client) { return false }
         lock.withLock { deliveredBytes += Int64(bytes.count) }
         client?.urlProtocol(self, didLoad: Data(bytes))
         return true
@@ -239,7 +232,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
             return
         }
         let (proceed, delivered, start, trustChallenge, certificateChallenge): (Bool, Bool, Date, Bool, Bool) = lock.withLock {
-            guard state == .running || state == .paused else { return (false, false, started, false, false) }
+            guard state == .running else { return (false, false, started, false, false) }
             let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
             // The server asked for a certificate in the handshake (which the watch then ended), or
             // refused a handshake without one.
@@ -304,7 +297,7 @@ final class HTTPURLProtocol: URLProtocol, SchemeHandler, FlowControlledURLProtoc
     /// the schemes come from `CURLINFO_PROXYAUTH_AVAIL` and the realm is not known.
     private func beginTunnelChallenge(_ transfer: CurlTransfer, result: CURLcode) -> Bool {
         guard result != CURLE_OK, let url = request.url, transfer.info(long: CURLINFO_HTTP_CONNECTCODE) == 407,
-              lock.withLock({ (state == .running || state == .paused) && !responseDelivered }) else { return false }
+              lock.withLock({ state == .running && !responseDelivered }) else { return false }
         let available = transfer.info(long: CURLINFO_PROXYAUTH_AVAIL) ?? 0
         let schemes = [(courier_auth_negotiate, "Negotiate"), (courier_auth_ntlm, "NTLM"), (courier_auth_digest, "Digest"),
                        (courier_auth_basic, "Basic")].filter { available & $0.0 != 0 }.map(\.1)
