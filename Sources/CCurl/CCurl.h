@@ -38,6 +38,11 @@ static inline CURLcode courier_easy_setopt_read_function(CURL *handle,
     return curl_easy_setopt(handle, CURLOPT_READFUNCTION, function);
 }
 
+static inline CURLcode courier_easy_setopt_seek_function(CURL *handle,
+                                                         int (*function)(void *, curl_off_t, int)) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, function);
+}
+
 static inline CURLcode courier_easy_setopt_xferinfo_function(CURL *handle,
                                                              int (*function)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);

@@ -53,7 +53,10 @@ extension URLSession {
         case .data(let data):
             prepared.httpBody = data
         case .file(let url):
-            if let stream = InputStream(url: url) { prepared.httpBodyStream = stream }
+            if let stream = InputStream(url: url) {
+                prepared.httpBodyStream = stream
+                UploadFileRequest.mark(&prepared, file: url)
+            }
             if prepared.value(forHTTPHeaderField: "Content-Length") == nil, let length = uploadBody.knownLength {
                 prepared.setValue(String(length), forHTTPHeaderField: "Content-Length")
             }

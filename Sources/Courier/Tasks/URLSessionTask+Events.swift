@@ -230,6 +230,8 @@ extension URLSessionTask {
                 core.producerWaiting = true
                 return false
             }
+            // The handler is producing, so it is not waiting to be woken (the idle clock runs).
+            core.producerWaiting = false
             return true
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 // Timeouts, checked by the session's monitor: `timeoutIntervalForRequest` is the longest silence
-// from the handler, `timeoutIntervalForResource` the longest whole load.
+// from the handler while the task lets it produce, `timeoutIntervalForResource` the longest whole load.
 extension URLSessionTask {
     /// Whether the task is loading, so the monitor should keep watching it.
     var isLoading: Bool {
@@ -15,6 +15,11 @@ extension URLSessionTask {
     func checkTimeouts(now: UInt64) {
         let expired: (Int, String)? = lock.withLock {
             guard core.state == .running, case .loading(let load) = core.phase else { return nil }
+            if core.producerWaiting || core.heldBody != nil {
+                // Courier holds the transfer back (its handler paused for back-pressure, or the
+                // delegate deciding about the response): the idle clock stands still meanwhile.
+                core.lastActivity = max(core.lastActivity, now)
+            }
             if core.requestTimeout > 0, !core.waitingForConnectivity, now > core.lastActivity, now - core.lastActivity > core.requestTimeout {
                 return (load.generation, "The request timed out: nothing arrived for \(Self.seconds(core.requestTimeout)) s.")
             }

@@ -36,6 +36,15 @@ enum CurlErrorMapping {
         }
     }
 
+    /// Whether libcurl refused a response head for its size, before any response was delivered:
+    /// a header line longer than it keeps (libcurl 7.88 reports running out of memory, or "Rejected
+    /// … bytes header") or a whole head over its limit ("Too large response headers", a receive error).
+    static func refusedOversizedResponseHead(_ result: CURLcode, detail: String?) -> Bool {
+        if result == CURLE_OUT_OF_MEMORY { return true }
+        guard let detail = detail?.lowercased() else { return false }
+        return detail.contains("too large response headers") || detail.contains("bytes header")
+    }
+
     /// A `URLError` for `result` on `url`, with libcurl's own wording in the description.
     static func error(for result: CURLcode, url: URL?, detail: String? = nil) -> URLError {
         let message = String(cString: curl_easy_strerror(result))

@@ -4,6 +4,11 @@ import Foundation
 /// complete block. Informational (1xx) blocks are dropped; folded lines are joined; a malformed
 /// status line is reported as such.
 ///
+/// libcurl also hands over the trailer fields of a chunked (HTTP/1.1) or HTTP/2 body through the
+/// header callback, after the body: a block that follows such a head and does not start with a
+/// status line is a trailer block, and is skipped (a later response in the same transfer, after
+/// libcurl's own authentication round, starts with its status line again).
+///
 /// This runs for every header line of every response, so it works on the line's bytes: names and
 /// values are trimmed before they become strings, the status line is parsed without splitting a
 /// string, and each name is lowercased once for the field index and given its usual
@@ -13,6 +18,10 @@ struct CurlResponseHeadParser {
     private var statusLine: String?
     private var fields = HTTPHeaderFields()
     private var lastName: String?
+    /// The last head delivered may be followed by trailer fields (a chunked or HTTP/2 body).
+    private var trailersMayFollow = false
+    /// The lines being read are trailer fields, skipped up to the empty line that ends them.
+    private var readingTrailers = false
     /// Room reserved for the fields of each response, so that collecting them rarely regrows.
     private static let expectedFieldCount = 16
 
@@ -30,14 +39,24 @@ struct CurlResponseHeadParser {
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         if end == 0 {
             defer { reset() }
+            if readingTrailers {
+                readingTrailers = false
+                return .needMore
+            }
             guard var statusLine else { return .needMore }
             guard let (version, code) = statusLine.withUTF8({ Self.parseStatusLine(UnsafeRawBufferPointer($0)) }) else {
                 return .malformed(statusLine)
             }
             if (100..<200).contains(code) { return .informational }
+            trailersMayFollow = Self.mayHaveTrailers(version: version, fields: fields)
             return .head(CurlResponseHead(statusCode: code, httpVersion: version, fields: fields))
         }
+        if readingTrailers { return .needMore }
         if statusLine == nil {
+            if trailersMayFollow, !Self.startsWithHTTP(bytes, end: end) {
+                readingTrailers = true
+                return .needMore
+            }
             statusLine = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
             fields = HTTPHeaderFields(minimumCapacity: Self.expectedFieldCount)
             return .needMore
@@ -62,6 +81,20 @@ struct CurlResponseHeadParser {
         }
         lastName = name
         return .needMore
+    }
+
+    /// Whether a body after this head can carry trailer fields: chunked HTTP/1.1, or HTTP/2 and later.
+    private static func mayHaveTrailers(version: String, fields: HTTPHeaderFields) -> Bool {
+        if !version.hasPrefix("HTTP/1") { return true }
+        return fields.value(for: "Transfer-Encoding")?.lowercased().contains("chunked") == true
+    }
+
+    /// Whether the line starts with "HTTP/", as every status line does.
+    private static func startsWithHTTP(_ bytes: UnsafeRawBufferPointer, end: Int) -> Bool {
+        let prefix: [UInt8] = [0x48, 0x54, 0x54, 0x50, 0x2F] // "HTTP/"
+        guard end >= prefix.count else { return false }
+        for offset in 0..<prefix.count where bytes[offset] != prefix[offset] { return false }
+        return true
     }
 
     /// The bounds of `start..<end` without surrounding spaces and tabs.
@@ -105,8 +138,7 @@ struct CurlResponseHeadParser {
         let codeStart = position
         while position < bytes.count, bytes[position] != space { position += 1 }
         guard versionEnd - versionStart >= 5, position - codeStart == 3 else { return nil }
-        let prefix: [UInt8] = [0x48, 0x54, 0x54, 0x50, 0x2F] // "HTTP/"
-        for offset in 0..<5 where bytes[versionStart + offset] != prefix[offset] { return nil }
+        guard startsWithHTTP(UnsafeRawBufferPointer(rebasing: bytes[versionStart...]), end: versionEnd - versionStart) else { return nil }
         var code = 0
         for index in codeStart..<position {
             let digit = bytes[index]

@@ -119,12 +119,16 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Streams the request body from `body` through libcurl's read callback, with progress
-    /// reports (`didSend`). Transfers without a body leave libcurl's progress callback off.
+    /// reports (`didSend`). Transfers without a body leave libcurl's progress callback off. The
+    /// seek callback lets libcurl send the body again from its start (a request retried on a new
+    /// connection after a reused one turned out closed) when the body can go back.
     func setBody(_ body: CurlRequestBody) {
         self.body = body
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = courier_easy_setopt_pointer(easy, CURLOPT_READDATA, me)
         _ = courier_easy_setopt_read_function(easy, curlReadCallback)
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, me)
+        _ = courier_easy_setopt_seek_function(easy, curlSeekCallback)
         _ = courier_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
         _ = courier_easy_setopt_xferinfo_function(easy, curlProgressCallback)
         _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
@@ -191,6 +195,10 @@ final class CurlTransfer: @unchecked Sendable {
         body?.read(into: buffer) ?? 0
     }
 
+    fileprivate func seek(to offset: Int64) -> Bool {
+        body?.seek(to: offset) ?? false
+    }
+
     fileprivate func progress(uploaded: Int64, uploadTotal: Int64) {
         guard let body else { return }
         let sent = body.bytesRead
@@ -254,6 +262,12 @@ private let curlWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int
 private let curlReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, userdata in
     guard let transfer = transfer(from: userdata), let data else { return 0 }
     return transfer.read(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+}
+
+private let curlSeekCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, Int32) -> Int32 = { userdata, offset, origin in
+    // libcurl rewinds with SEEK_SET; anything else, or a body that cannot go back, is CANTSEEK.
+    guard origin == SEEK_SET, let transfer = transfer(from: userdata) else { return 2 } // CURL_SEEKFUNC_CANTSEEK
+    return transfer.seek(to: Int64(offset)) ? 0 : 2 // CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK
 }
 
 private let curlProgressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = { userdata, _, _, uploadTotal, uploaded in

@@ -17,7 +17,7 @@ import Foundation
 final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
     static let schemes = ["ftp", "ftps"]
 
-    enum State { case idle, running, paused, challenging, stopped, finished }
+    enum State { case idle, running, challenging, stopped, finished }
 
     private let lock = Lock()
     private var state = State.idle
@@ -26,6 +26,8 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
     private var loop: CurlMultiLoop?
     private var responseDelivered = false
     private let uploadProgress = CurlUploadProgress()
+    /// Pauses the running download while the task cannot take more, and wakes it.
+    private let flowControl = CurlFlowControl()
     private var started = Date()
     private var login: FTPLogin?
     private var acceptedServer: TLSServerTrust?
@@ -73,11 +75,8 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
     }
 
     func resumeProducing() {
-        let (transfer, loop): (CurlTransfer?, CurlMultiLoop?) = lock.withLock {
-            guard state == .paused else { return (nil, nil) }
-            state = .running
-            return (self.transfer, self.loop)
-        }
+        guard flowControl.wake() else { return }
+        let (transfer, loop) = lock.withLock { (self.transfer, self.loop) }
         if let transfer, let loop { loop.unpause(transfer) }
     }
 
@@ -115,6 +114,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
             self.transfer = transfer
             self.loop = loop
             uploadProgress.reset()
+            flowControl.reset()
             listing = Data()
             started = Date()
             return true
@@ -137,7 +137,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     func transfer(_ transfer: CurlTransfer, didReceive bytes: UnsafeRawBufferPointer) -> Bool {
         let (current, operation): (State, FTPOperation) = lock.withLock { (state, self.operation) }
-        guard current == .running else { return current != .paused }
+        guard current == .running else { return true }
         switch operation {
         case .list:
             lock.withLock { listing.append(contentsOf: bytes) }
@@ -150,14 +150,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
             break
         }
         if !lock.withLock({ responseDelivered }) { deliverDownloadResponse(transfer) }
-        if let builtIn = client as? BuiltInHandlerClient, !builtIn.canAcceptMoreData {
-            let paused: Bool = lock.withLock {
-                guard state == .running else { return false }
-                state = .paused
-                return true
-            }
-            if paused { return false }
-        }
+        if flowControl.shouldPause(for: client) { return false }
         lock.withLock { deliveredBytes += Int64(bytes.count) }
         client?.urlProtocol(self, didLoad: Data(bytes))
         return true
@@ -169,7 +162,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
         let outcome: (FTPOperation, Bool, Date)? = lock.withLock {
-            guard state == .running || state == .paused else { return nil }
+            guard state == .running else { return nil }
             self.transfer = nil
             self.loop = nil
             return (operation, responseDelivered, started)
@@ -238,13 +231,13 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     /// Starts `operation` after the current one ended without delivering anything.
     private func retry(_ operation: FTPOperation) {
-        lock.withLock { if state == .running || state == .paused { state = .challenging } }
+        lock.withLock { if state == .running { state = .challenging } }
         start(operation, expecting: .challenging)
     }
 
     private func finish() {
         let proceed: Bool = lock.withLock {
-            guard state == .running || state == .paused else { return false }
+            guard state == .running else { return false }
             state = .finished
             return true
         }
@@ -253,7 +246,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     private func complete(with error: URLError) {
         let proceed: Bool = lock.withLock {
-            guard state == .running || state == .paused || state == .challenging else { return false }
+            guard state == .running || state == .challenging else { return false }
             state = .finished
             return true
         }
@@ -321,7 +314,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     private func presentLoginChallenge(error: URLError) {
         let login: FTPLogin? = lock.withLock {
-            guard state == .running || state == .paused else { return nil }
+            guard state == .running else { return nil }
             state = .challenging
             return self.login
         }
@@ -351,7 +344,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     private func presentTrustChallenge(url: URL, error: URLError, detail: String?) {
         let operation: FTPOperation? = lock.withLock {
-            guard state == .running || state == .paused else { return nil }
+            guard state == .running else { return nil }
             state = .challenging
             return self.operation
         }

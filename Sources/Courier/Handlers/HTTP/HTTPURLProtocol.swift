@@ -19,7 +19,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     static let schemes = ["http", "https"]
 
     /// Where one load is.
-    enum State { case idle, running, paused, redirected, challenging, waiting, stopped, finished }
+    enum State { case idle, running, redirected, challenging, waiting, stopped, finished }
 
     let lock = Lock()
     private var state = State.idle
@@ -27,6 +27,8 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     private var loop: CurlMultiLoop?
     private var responseDelivered = false
     private let uploadProgress = CurlUploadProgress()
+    /// Pauses the running transfer while the task cannot take more body, and wakes it.
+    private let flowControl = CurlFlowControl()
     private var started = Date()
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
@@ -110,6 +112,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             self.transfer = transfer
             self.loop = loop
             uploadProgress.reset()
+            flowControl.reset()
             responseDelivered = false
             deliveredBytes = 0
             started = Date()
@@ -137,18 +140,15 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     }
 
     func resumeProducing() {
-        let (transfer, loop): (CurlTransfer?, CurlMultiLoop?) = lock.withLock {
-            guard state == .paused else { return (nil, nil) }
-            state = .running
-            return (self.transfer, self.loop)
-        }
+        guard flowControl.wake() else { return }
+        let (transfer, loop) = lock.withLock { (self.transfer, self.loop) }
         if let transfer, let loop { loop.unpause(transfer) }
     }
 
     // MARK: CurlTransferDelegate (loop thread)
 
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {
-        guard lock.withLock({ state == .running || state == .paused }), let requestURL = request.url else { return }
+        guard lock.withLock({ state == .running }), let requestURL = request.url else { return }
         let url = transfer.effectiveURL ?? requestURL
         // The parser gave the well-known names their usual capitalisation already.
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
@@ -212,15 +212,8 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             }
             return state
         }
-        guard current == .running else { return current != .paused }
-        if let builtIn = client as? BuiltInHandlerClient, !builtIn.canAcceptMoreData {
-            let paused: Bool = lock.withLock {
-                guard state == .running else { return false }
-                state = .paused
-                return true
-            }
-            if paused { return false }
-        }
+        guard current == .running else { return true }
+        if flowControl.shouldPause(for: client) { return false }
         lock.withLock { deliveredBytes += Int64(bytes.count) }
         client?.urlProtocol(self, didLoad: Data(bytes))
         return true
@@ -232,12 +225,15 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
         let authChallenge = (authentication.isChallenging && result == CURLE_OK) || beginTunnelChallenge(transfer, result: result)
+        // libcurl had to send the body again (a reused connection was gone) and the app's stream
+        // cannot go back: the delegate is asked for a new stream, as after a challenge.
+        let resendBody = result == CURLE_SEND_FAIL_REWIND && !authChallenge
         if let redirect = takeRedirectOnFinish(transfer) {
             client?.urlProtocol(self, wasRedirectedTo: redirect.request, redirectResponse: redirect.response)
             return
         }
         let (proceed, delivered, start, trustChallenge, certificateChallenge): (Bool, Bool, Date, Bool, Bool) = lock.withLock {
-            guard state == .running || state == .paused else { return (false, false, started, false, false) }
+            guard state == .running else { return (false, false, started, false, false) }
             let trustChallenge = result == CURLE_PEER_FAILED_VERIFICATION && acceptedServer == nil && !responseDelivered
             // The server asked for a certificate in the handshake (which the watch then ended), or
             // refused a handshake without one.
@@ -245,7 +241,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             let certificateChallenge = clientCertificate == nil && !declinedClientCertificate && !responseDelivered
                 && (certificateRequested || HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail))
             certificateRequest = nil
-            state = authChallenge || trustChallenge || certificateChallenge ? .challenging : .finished
+            state = authChallenge || trustChallenge || certificateChallenge || resendBody ? .challenging : .finished
             if !authChallenge && !trustChallenge && !responseDelivered && environment.waitsForConnectivity
                 && (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST) {
                 state = .waiting
@@ -259,6 +255,8 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         let url = request.url
         if lock.withLock({ state == .waiting }) {
             waitForConnectivity()
+        } else if resendBody {
+            retryAfterChallenge()
         } else if authChallenge {
             presentChallenge()
         } else if certificateChallenge {
@@ -273,6 +271,9 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
                                                                  description: "The server's response could not be parsed."))
+        } else if !delivered, CurlErrorMapping.refusedOversizedResponseHead(result, detail: transfer.errorDetail) {
+            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
+                                                                 description: "The server's response headers are too large: \(transfer.errorDetail ?? "libcurl error \(result.rawValue)")"))
         } else if result == CURLE_RECV_ERROR, let detail = transfer.errorDetail, detail.lowercased().contains("chunk") {
             client?.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse, url: url,
                                                                  description: "The response's chunked encoding is malformed: \(detail)"))
@@ -297,7 +298,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     /// the schemes come from `CURLINFO_PROXYAUTH_AVAIL` and the realm is not known.
     private func beginTunnelChallenge(_ transfer: CurlTransfer, result: CURLcode) -> Bool {
         guard result != CURLE_OK, let url = request.url, transfer.info(long: CURLINFO_HTTP_CONNECTCODE) == 407,
-              lock.withLock({ (state == .running || state == .paused) && !responseDelivered }) else { return false }
+              lock.withLock({ state == .running && !responseDelivered }) else { return false }
         let available = transfer.info(long: CURLINFO_PROXYAUTH_AVAIL) ?? 0
         let schemes = [(courier_auth_negotiate, "Negotiate"), (courier_auth_ntlm, "NTLM"), (courier_auth_digest, "Digest"),
                        (courier_auth_basic, "Basic")].filter { available & $0.0 != 0 }.map(\.1)
@@ -433,8 +434,9 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         }
     }
 
-    /// Starts the next attempt after a challenge. A streamed body was used by the attempt before, so
-    /// the delegate is asked for a new stream first (as Apple's `needNewBodyStream` documents).
+    /// Starts the next attempt after a challenge (or after libcurl could not send a streamed body
+    /// again). A streamed body was used by the attempt before, so the delegate is asked for a new
+    /// stream first (as Apple's `needNewBodyStream` documents).
     private func retryAfterChallenge() {
         CurlBodyStreamRetry.prepare(for: request, client: client, proceed: { [weak self] stream in
             guard let self else { return }

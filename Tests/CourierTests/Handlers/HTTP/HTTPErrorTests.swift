@@ -96,6 +96,162 @@ struct HTTPErrorTests {
         #expect(code == .networkConnectionLost, "got \(code)")
     }
 
+    @Test func chunkedBodyWithTrailer() async throws {
+        // libcurl hands trailer fields to the header callback after the body: they are no new
+        // response, and the connection stays usable for the next request.
+        let pieces = ["hello", ", trailing ", "world"].map { Data($0.utf8) }
+        let server = try FaultServer(routes: ["/trailer": .custom { _, writer in
+            writer.writeHead(status: 200, headers: [("Transfer-Encoding", "chunked"), ("Trailer", "X-Checksum"),
+                                                    ("Content-Type", "text/plain")])
+            for piece in pieces {
+                writer.write(Data(String(piece.count, radix: 16).utf8) + Data("\r\n".utf8) + piece + Data("\r\n".utf8))
+            }
+            return writer.write(Data("0\r\nX-Checksum: abc\r\n\r\n".utf8))
+        }])
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        for _ in 0..<2 {
+            let result = try await session.loadData(server.url("/trailer"), timeout: 20)
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(result.data == pieces.reduce(Data(), +))
+            let response = try HTTPTest.http(result.response)
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "X-Checksum") == nil, "a trailer is not a response header")
+        }
+        #expect(server.requests(for: "/trailer").count == 2)
+    }
+
+    @Test func chunkedBodyWithTrailerToADelegate() async throws {
+        let body = Data(repeating: 0x61, count: 300_000)
+        let server = try FaultServer(routes: ["/trailer": .raw(
+            Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(String(body.count, radix: 16))\r\n".utf8) + body
+                + Data("\r\n0\r\nX-Checksum: abc\r\nX-Other: def\r\n\r\n".utf8))])
+        defer { server.stop() }
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/trailer"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil, "\(String(describing: delegate.error(of: task)))")
+        #expect(delegate.body(of: task).count == body.count)
+        #expect(StreamHash.of(delegate.body(of: task)) == StreamHash.of(body))
+        #expect(delegate.events(for: task).filter { $0.name == "response" }.count == 1)
+    }
+
+    /// Response heads libcurl refuses for their size: one 300 KiB field (longer than libcurl keeps
+    /// for a header line; libcurl 7.88 answers "out of memory"), and 400 fields of 1 KB (more than
+    /// the 300 KiB it accepts for a whole head).
+    @Test(arguments: [
+        "X-Huge: " + String(repeating: "h", count: 300 << 10) + "\r\n",
+        (0..<400).map { "X-Field-\($0): " + String(repeating: "f", count: 1000) + "\r\n" }.joined(),
+    ])
+    func oversizedResponseHead(fields: String) async throws {
+        let response = "HTTP/1.1 200 OK\r\n" + fields + "Content-Length: 2\r\n\r\nhi"
+        let server = try FaultServer(routes: ["/huge": .raw(Data(response.utf8))])
+        defer { server.stop() }
+        let started = Date()
+        let error = try await failure(of: server.url("/huge"))
+        #expect(error.code == .badServerResponse, "got \(error.code): \(error.localizedDescription)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    /// The temporary files of download tasks (`CFNetworkDownload_*.tmp` in the temporary directory).
+    private static func downloadFiles() -> Set<String> {
+        let directory = FileManager.default.temporaryDirectory.path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(names.filter { $0.hasPrefix("CFNetworkDownload_") && $0.hasSuffix(".tmp") }.map { "\(directory)/\($0)" })
+    }
+
+    /// A download that fails mid-body, from a server that gives no validator (so there is nothing to
+    /// resume): the partial file is removed and the error carries no resume data.
+    @Test(arguments: ["truncated", "reset"])
+    func failedDownloadLeavesNoFile(fault: String) async throws {
+        let head = Data("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n".utf8)
+        let body = Data(repeating: 7, count: 2000)
+        let route: FaultServer.Route = fault == "truncated"
+            ? .truncated(body: body, declaredLength: 100_000)
+            : .custom { _, writer in
+                writer.write(head + body)
+                writer.pause(0.3) // the client reads (and writes to its file) what was sent
+                writer.resetOnClose()
+                return false
+            }
+        let server = try FaultServer(routes: ["/file": route])
+        defer { server.stop() }
+        let before = Self.downloadFiles()
+        // The task's own file: a new download file holding what was written when it reports writing.
+        let taskFiles = Locked<Set<String>>([])
+        let delegate = EventDelegate(EventDelegate.Hooks(wrote: { _, _, total, _ in
+            let written = Self.downloadFiles().subtracting(before).filter { path in
+                ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value == total
+            }
+            taskFiles.withLock { $0.formUnion(written) }
+        }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let url = server.url("/file")
+        let task = session.downloadTask(with: url)
+        try await HTTPTest.run(task, delegate)
+        let error = try HTTPTest.urlError(delegate.error(of: task))
+        #expect(error.code == .networkConnectionLost, "got \(error.code)")
+        #expect(HTTPTest.hasFailingURL(error, url))
+        #expect(error.downloadTaskResumeData == nil)
+        #expect(delegate.download(of: task) == nil, "didFinishDownloadingTo after a failure")
+        let files = taskFiles.current
+        #expect(files.count == 1, "the task's temporary file while it downloaded: \(files)")
+        for path in files { #expect(!FileManager.default.fileExists(atPath: path), "\(path) was left behind") }
+        // No other new download file stays either (other suites' downloads come and go meanwhile).
+        #expect(await waitUntil(timeout: 10) { Self.downloadFiles().subtracting(before).isEmpty },
+                "left behind: \(Self.downloadFiles().subtracting(before))")
+    }
+
+    @Test func failedDownloadWithCompletionHandlerLeavesNoFile() async throws {
+        let server = try FaultServer(routes: ["/file": .truncated(body: Data(repeating: 7, count: 3000), declaredLength: 50_000)])
+        defer { server.stop() }
+        let before = Self.downloadFiles()
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        let url = server.url("/file")
+        let outcome = Locked<(URL?, (any Error)?)?>(nil)
+        let task = session.downloadTask(with: url) { location, _, error in outcome.withLock { $0 = (location, error) } }
+        task.resume()
+        #expect(await waitUntil(timeout: 20) { outcome.current != nil })
+        let (location, failure) = try #require(outcome.current)
+        #expect(location == nil)
+        let error = try HTTPTest.urlError(failure)
+        #expect(error.code == .networkConnectionLost, "got \(error.code)")
+        #expect(HTTPTest.hasFailingURL(error, url))
+        #expect(error.downloadTaskResumeData == nil)
+        #expect(await waitUntil(timeout: 10) { Self.downloadFiles().subtracting(before).isEmpty },
+                "left behind: \(Self.downloadFiles().subtracting(before))")
+    }
+
+    @Test func failedResumableDownloadKeepsOnlyItsPartialFile() async throws {
+        // With a validator the partial file is kept for the resume data, and it is the file the
+        // resume data names; nothing else is left.
+        let body = Data(repeating: 9, count: 4000)
+        let head = "HTTP/1.1 200 OK\r\nContent-Length: 60000\r\nETag: \"v1\"\r\nAccept-Ranges: bytes\r\n\r\n"
+        let server = try FaultServer(routes: ["/file": .raw(Data(head.utf8) + body)])
+        defer { server.stop() }
+        let before = Self.downloadFiles()
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.downloadTask(with: server.url("/file"))
+        try await HTTPTest.run(task, delegate)
+        let error = try HTTPTest.urlError(delegate.error(of: task))
+        #expect(error.code == .networkConnectionLost, "got \(error.code)")
+        let resumeData = try #require(error.downloadTaskResumeData)
+        let resume = try DownloadResumeData.decode(resumeData)
+        #expect(resume.bytesReceived == Int64(body.count))
+        let partial = resume.partialFilePath
+        defer { try? FileManager.default.removeItem(atPath: partial) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: partial)) == body)
+        #expect(await waitUntil(timeout: 10) { Self.downloadFiles().subtracting(before).subtracting([partial]).isEmpty },
+                "left behind: \(Self.downloadFiles().subtracting(before))")
+    }
+
     @Test func stallTimesOutWithSessionRequestTimeout() async throws {
         let server = try FaultServer(routes: ["/stall": .stall(seconds: 15)])
         defer { server.stop() }

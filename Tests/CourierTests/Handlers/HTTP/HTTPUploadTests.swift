@@ -45,6 +45,101 @@ struct HTTPUploadTests {
         #expect(received.header("Expect") == nil)
     }
 
+    /// Runs an upload task with a completion handler and waits (bounded) for its result.
+    private static func upload(_ request: URLRequest, _ body: UploadBody, in session: URLSession) async throws -> DataResult {
+        let shot = OneShot<DataResult>()
+        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+            shot.fulfil(DataResult(data: data, response: response, error: error, queue: OperationQueue.current))
+        }
+        let task: URLSessionUploadTask
+        switch body {
+        case .file(let file): task = session.uploadTask(with: request, fromFile: file, completionHandler: handler)
+        case .data(let data): task = session.uploadTask(with: request, from: data, completionHandler: handler)
+        default: task = session.uploadTask(with: request, from: Data(), completionHandler: handler)
+        }
+        task.resume()
+        return try await shot.wait(timeout: 20, "the upload to \(request.url?.absoluteString ?? "?")")
+    }
+
+    /// A sink at `/sink` that answers the first request and keeps the connection, then closes it
+    /// without a word once the second request (body and all) has arrived on it; later requests
+    /// are answered again.
+    private static func serverDroppingTheSecondRequest() throws -> FaultServer {
+        let calls = Locked(0)
+        return try FaultServer(routes: ["/sink": .custom { request, writer in
+            let call: Int = calls.withLock { $0 += 1; return $0 }
+            guard call != 2 else { return false }
+            let answer = "\(request.bodyLength) \(String(request.bodyHash, radix: 16))"
+            return writer.send(.ok(Data(answer.utf8), headers: [("Content-Type", "text/plain")]), method: request.method)
+        }])
+    }
+
+    /// A server that drops a kept-alive connection once the next request on it has arrived, body
+    /// and all, without answering (as a server closing an idle connection at that moment does).
+    /// libcurl then sends the request again on a new connection, which needs the body from its
+    /// start: Courier's seek callback rewinds a body in memory or in a file.
+    @Test(arguments: ["httpBody", "uploadData", "uploadFile"])
+    func bodyIsSentAgainWhenAKeptAliveConnectionDrops(source: String) async throws {
+        let server = try Self.serverDroppingTheSecondRequest()
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        let warmUp = try HTTPTest.randomBytes(1000)
+        let first = try await Self.upload(request, .data(warmUp), in: session)
+        #expect(first.error == nil)
+        #expect(first.data.map(Self.sinkAnswer) == Self.expectedSinkAnswer(warmUp))
+
+        let body = try HTTPTest.randomBytes(300_000)
+        let directory = try HTTPTest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("body.bin")
+        try body.write(to: file)
+        let result: DataResult
+        switch source {
+        case "httpBody":
+            var withBody = request
+            withBody.httpBody = body
+            result = try await session.loadData(withBody, timeout: 20)
+        case "uploadData":
+            result = try await Self.upload(request, .data(body), in: session)
+        default:
+            result = try await Self.upload(request, .file(file), in: session)
+        }
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        #expect(result.data.map(Self.sinkAnswer) == Self.expectedSinkAnswer(body))
+        let received = server.requests(for: "/sink")
+        #expect(received.count == 3, "the dropped request and its retry: \(received.count) requests")
+        #expect(received.dropFirst().allSatisfy { $0.bodyLength == body.count && $0.bodyHash == StreamHash.of(body) })
+        #expect(server.acceptedConnections == 2, "the first request's connection was reused, then a new one opened")
+    }
+
+    /// The same with the app's stream, which cannot go back: the delegate is asked for a new one.
+    @Test func streamIsAskedForAgainWhenAKeptAliveConnectionDrops() async throws {
+        let server = try Self.serverDroppingTheSecondRequest()
+        defer { server.stop() }
+        let body = try HTTPTest.randomBytes(300_000)
+        let delegate = EventDelegate(EventDelegate.Hooks(bodyStream: { _ in InputStream(data: body) }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/sink"))
+        request.httpMethod = "POST"
+        let warmUp = try await Self.upload(request, .data(Data("warm".utf8)), in: session)
+        #expect(warmUp.error == nil)
+
+        request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
+        let task = session.uploadTask(withStreamedRequest: request)
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil, "\(String(describing: delegate.error(of: task)))")
+        #expect(Self.sinkAnswer(delegate.body(of: task)) == Self.expectedSinkAnswer(body))
+        let asked = delegate.events(for: task).filter { $0.name == "needStream" }.count
+        #expect(asked == 2, "needNewBodyStream: once to start, once to send the body again; got \(asked)")
+        let received = server.requests(for: "/sink")
+        #expect(received.count == 3)
+        #expect(received.dropFirst().allSatisfy { $0.bodyLength == body.count && $0.bodyHash == StreamHash.of(body) })
+    }
+
     @Test func putWithHTTPBody() async throws {
         let server = try FaultServer(fallback: .echo)
         defer { server.stop() }
