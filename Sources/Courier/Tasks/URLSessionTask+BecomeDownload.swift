@@ -30,12 +30,14 @@ extension URLSessionTask {
         enum Handover { case refused, running, ended((any Error)?) }
         let handover: Handover = lock.withLock {
             let running: ActiveLoad?
+            let client: TaskProtocolClient?
             switch core.phase {
             case .loading(let load):
-                guard let client = load.instance.client as? TaskProtocolClient else { return .refused }
-                client.retarget(to: successor)
+                guard let loadClient = load.instance.client as? TaskProtocolClient else { return .refused }
+                client = loadClient
                 running = load
             case .finishing where core.state != .canceling:
+                client = nil
                 running = nil
             default:
                 return .refused
@@ -45,9 +47,12 @@ extension URLSessionTask {
                             requestTimeout: core.requestTimeout, resourceTimeout: core.resourceTimeout,
                             delegate: core.delegate)
             // Written under this lock so a chunk the handler is reporting right now (forwarded by
-            // `handleData`) lands after them.
+            // `handleData`) lands after them. The handler reports to the successor directly only
+            // once they are written: retargeted earlier, its next chunk could be written while the
+            // held ones still are, and the two writes would race for the file's end.
             for chunk in core.heldBody ?? [] { successor.handleData(chunk, generation: running?.generation) }
             core.heldBody = nil
+            client?.retarget(to: successor)
             let outcome: Handover = running == nil ? .ended(core.completionError) : .running
             core.successor = successor
             core.phase = .done
