@@ -28,7 +28,7 @@ enum HTTPRequestHeadValidation {
 
     /// Throws `badURL` when one of the header lines Courier adds itself (stored cookies, the resume
     /// validator) holds CR, LF or NUL.
-    static func validate(addedLines lines: [String], url: URL) throws(URLError) {
+    static func validate(addedLines lines: ArraySlice<String>, url: URL) throws(URLError) {
         for line in lines where breaksLine(line) {
             let name = line.prefix { $0 != ":" && $0 != ";" }
             throw URLError(.badURL, url: url, description: "The \(name) header field Courier adds contains a line break or NUL; the request was not sent.")

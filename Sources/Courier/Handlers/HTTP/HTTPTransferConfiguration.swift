@@ -73,7 +73,7 @@ enum HTTPTransferConfiguration {
         if !names.contains("cookie"), let cookie = HTTPCookieHandling.cookieHeader(for: request, environment: environment) {
             lines.append("Cookie: \(cookie)")
         }
-        try HTTPRequestHeadValidation.validate(addedLines: Array(lines[requestLineCount...]), url: url)
+        try HTTPRequestHeadValidation.validate(addedLines: lines[requestLineCount...], url: url)
 
         let body = CurlRequestBody.make(for: request)
         switch (method, body) {
