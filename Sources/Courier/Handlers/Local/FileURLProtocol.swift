@@ -17,6 +17,12 @@ import Musl
 ///
 /// Errors: a missing file → `fileDoesNotExist`, unreadable → `noPermissionsToReadFile`, a host other
 /// than `localhost` → `unsupportedURL`.
+///
+/// Devices (character and block devices, sockets) are refused with `cannotOpenFile` before they are
+/// opened: they are not files, and some never end (`/dev/zero`, `/dev/urandom`) or change state when
+/// opened (terminals, tapes). A FIFO (named pipe) is read as it is written, without a size and without
+/// resume; it is opened without waiting for a writer, so a FIFO nobody writes to is silence, and the
+/// task's `timeoutIntervalForRequest` ends it like any other silent load.
 final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
     static let schemes = ["file"]
     /// Bytes read per chunk.
@@ -26,6 +32,8 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     private var descriptor: Int32 = -1
     private var stopped = false
     private var paused = false
+    /// The file is a FIFO: reads wait for it to be readable (see ``waitUntilReadable(_:)``).
+    private var isFIFO = false
     private let readQueue = DispatchQueue(label: "courier.file")
 
     override class func canInit(with request: URLRequest) -> Bool {
@@ -48,6 +56,7 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             let started: Bool = lock.withLock {
                 if stopped { return false }
                 descriptor = opened.descriptor
+                isFIFO = opened.isFIFO
                 return true
             }
             guard started else { close(opened.descriptor); return }
@@ -77,9 +86,15 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
 
     private struct Opened {
         var descriptor: Int32
+        /// The size, or -1 for a FIFO.
         var size: Int64
-        var validator: String
+        /// The resume validator, or `nil` for a FIFO (which cannot be resumed).
+        var validator: String?
+        var isFIFO: Bool { validator == nil }
     }
+
+    /// How long one wait for a FIFO to become readable lasts before the handler checks for a stop.
+    private static let fifoWaitSliceMilliseconds: Int32 = 100
 
     private static func open(_ url: URL) -> Result<Opened, URLError> {
         if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
@@ -87,7 +102,12 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         }
         let path = url.path
         guard !path.isEmpty else { return .failure(URLError(.badURL, url: url, description: "The file: URL has no path.")) }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // Look before opening: opening a device can have effects of its own.
+        var before = stat()
+        guard stat(path, &before) == 0 else { return .failure(error(errno: errno, url: url, path: path)) }
+        if let refusal = refusal(ofType: before.st_mode, url: url, path: path) { return .failure(refusal) }
+        // O_NONBLOCK: a FIFO opens at once, with or without a writer; regular files ignore it.
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return .failure(error(errno: errno, url: url, path: path)) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -95,12 +115,30 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             close(fd)
             return .failure(error(errno: code, url: url, path: path))
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        // Checked again on what was opened: the path may have been replaced in between.
+        if let refusal = refusal(ofType: info.st_mode, url: url, path: path) {
             close(fd)
-            return .failure(URLError(.fileIsDirectory, url: url, description: "\(path) is a directory."))
+            return .failure(refusal)
+        }
+        if (info.st_mode & S_IFMT) == S_IFIFO {
+            return .success(Opened(descriptor: fd, size: -1, validator: nil))
         }
         let validator = "\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ino)"
         return .success(Opened(descriptor: fd, size: Int64(info.st_size), validator: validator))
+    }
+
+    /// Why a file of type `mode` is not read, or `nil` for a regular file or a FIFO.
+    private static func refusal(ofType mode: mode_t, url: URL, path: String) -> URLError? {
+        switch mode & S_IFMT {
+        case S_IFREG, S_IFIFO:
+            return nil
+        case S_IFDIR:
+            return URLError(.fileIsDirectory, url: url, description: "\(path) is a directory.")
+        case S_IFCHR, S_IFBLK:
+            return URLError(.cannotOpenFile, url: url, description: "\(path) is a device, not a file; file: URLs do not read devices.")
+        default:
+            return URLError(.cannotOpenFile, url: url, description: "\(path) is not a regular file; file: URLs do not read it.")
+        }
     }
 
     private static func error(errno code: Int32, url: URL, path: String) -> URLError {
@@ -136,8 +174,8 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
 
     private func deliverResponse(for url: URL, opened: Opened) {
         let builtIn = client as? BuiltInHandlerClient
-        builtIn?.setResumeValidator(opened.validator)
-        if let resume = ResumeRequest.parameters(of: request), resume.validator == opened.validator,
+        if let validator = opened.validator { builtIn?.setResumeValidator(validator) }
+        if let resume = ResumeRequest.parameters(of: request), let validator = opened.validator, resume.validator == validator,
            resume.offset <= opened.size, lseek(opened.descriptor, off_t(resume.offset), SEEK_SET) == off_t(resume.offset) {
             builtIn?.didResume(atOffset: resume.offset, expectedTotalBytes: opened.size)
         }
@@ -150,15 +188,16 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     private func pump() {
         let builtIn = client as? BuiltInHandlerClient
         while true {
-            let fd: Int32? = lock.withLock {
+            let next: (fd: Int32, isFIFO: Bool)? = lock.withLock {
                 if stopped || descriptor < 0 { return nil }
                 if let builtIn, !builtIn.canAcceptMoreData {
                     paused = true
                     return nil
                 }
-                return descriptor
+                return (descriptor, isFIFO)
             }
-            guard let fd else { return }
+            guard let (fd, isFIFO) = next else { return }
+            if isFIFO, !waitUntilReadable(fd) { return }
             guard let buffer = malloc(Self.chunkSize) else {
                 finish(error: URLError(.cannotLoadFromNetwork, url: request.url, description: "Out of memory reading the file."))
                 return
@@ -166,8 +205,10 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             var count: Int
             repeat { count = read(fd, buffer, Self.chunkSize) } while count < 0 && errno == EINTR
             if count < 0 {
-                let reason = String(cString: strerror(errno))
+                let code = errno
                 free(buffer)
+                if code == EAGAIN { continue } // a FIFO whose data another reader took first
+                let reason = String(cString: strerror(code))
                 finish(error: URLError(.cannotOpenFile, url: request.url, description: "Reading \(request.url?.path ?? "the file") failed: \(reason)."))
                 return
             }
@@ -178,6 +219,20 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             }
             let chunk = Data(bytesNoCopy: buffer, count: count, deallocator: .free)
             client?.urlProtocol(self, didLoad: chunk)
+        }
+    }
+
+    /// Waits, in slices, until the FIFO `fd` has data or its writer has gone (`true`), or the load
+    /// was stopped (`false`). A FIFO opened with `O_NONBLOCK` reads as ended while no writer has come
+    /// yet, but `poll` waits for one: so a FIFO is polled before every read.
+    private func waitUntilReadable(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            if lock.withLock({ stopped }) { return false }
+            entry.revents = 0
+            let ready = poll(&entry, 1, Self.fifoWaitSliceMilliseconds)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return true } // the read that follows reports the error
         }
     }
 
