@@ -47,13 +47,16 @@ protocol HandlerSessionResource: AnyObject, Sendable {
 final class HandlerSessionResources: @unchecked Sendable {
     private let lock = Lock()
     private var resources: [String: any HandlerSessionResource] = [:]
+    /// Set by ``shutDownAll()``: the session is gone, and no resource (no thread, no loop) is made
+    /// for it again.
+    private var isShutDown = false
 
     /// The resource stored under `key`, created by `make` on first use (`nil` when it cannot be
-    /// made; the next call tries again).
+    /// made, the next call tries again; and always `nil` once the resources were shut down).
     func resource<R: HandlerSessionResource>(_ key: String, make: () -> R?) -> R? {
         lock.withLock {
             if let existing = resources[key] { return existing as? R }
-            guard let created = make() else { return nil }
+            guard !isShutDown, let created = make() else { return nil }
             resources[key] = created
             return created
         }
@@ -62,6 +65,7 @@ final class HandlerSessionResources: @unchecked Sendable {
     /// Shuts every resource down (the session was invalidated or released).
     func shutDownAll() {
         let all: [any HandlerSessionResource] = lock.withLock {
+            isShutDown = true
             defer { resources.removeAll() }
             return Array(resources.values)
         }

@@ -70,9 +70,7 @@ final class CurlBodyStreamPump: @unchecked Sendable {
         condition.withLock {
             if !started, !cancelled {
                 started = true
-                let thread = Thread { [self, stream] in pump(stream.value) }
-                thread.name = "courier.body-stream"
-                thread.start()
+                NamedThread.start("courier.body") { [self, stream] in pump(stream.value) }
             }
             if let first = chunks.first, let base = buffer.baseAddress {
                 let count = min(buffer.count, first.count - offset)

@@ -75,9 +75,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         _ = courier_multi_setopt_socket_function(multi, curlSocketCallback)
         // Unretained: the loop thread's closure keeps the loop alive until the handle is cleaned up.
         _ = courier_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
-        let thread = Thread { [self] in run() }
-        thread.name = "courier.curl"
-        thread.start()
+        NamedThread.start("courier.curl") { [self] in run() }
     }
 
     /// The session's loop, created on first use.

@@ -11,6 +11,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Where the handle goes back when the transfer is released (`nil`: it is cleaned up).
     private let pool: CurlEasyHandlePool?
     private let lock = Lock()
+    /// Who hears the transfer's reports; guarded by `lock` (``finish(result:)`` and ``release()`` clear
+    /// it from whichever thread ends the transfer, while the loop thread's callbacks read it).
     private weak var delegate: (any CurlTransferDelegate)?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var headParser = CurlResponseHeadParser()
@@ -182,13 +184,13 @@ final class CurlTransfer: @unchecked Sendable {
         case .malformed:
             return false
         case .head(let head):
-            delegate?.transfer(self, didReceiveHead: head)
+            reportee?.transfer(self, didReceiveHead: head)
             return true
         }
     }
 
     fileprivate func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        delegate?.transfer(self, didReceive: bytes) ?? true
+        reportee?.transfer(self, didReceive: bytes) ?? true
     }
 
     fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -203,24 +205,30 @@ final class CurlTransfer: @unchecked Sendable {
         guard let body else { return }
         let sent = body.bytesRead
         guard sent > 0 else { return }
-        delegate?.transfer(self, didSend: sent, of: body.length ?? -1)
+        reportee?.transfer(self, didSend: sent, of: body.length ?? -1)
     }
 
     /// Reports the end once; later calls are ignored.
     func finish(result: CURLcode) {
-        let first: Bool = lock.withLock {
-            defer { finished = true }
-            return !finished
+        let reportee: (any CurlTransferDelegate)?? = lock.withLock {
+            defer { finished = true; delegate = nil }
+            return finished ? .none : .some(delegate)
         }
-        guard first else { return }
-        delegate?.transfer(self, didFinishWith: result)
-        delegate = nil
+        guard case .some(let reportee) = reportee else { return }
+        reportee?.transfer(self, didFinishWith: result)
     }
 
     /// Stops reporting (the handler stopped).
     func release() {
-        lock.withLock { finished = true }
-        delegate = nil
+        lock.withLock {
+            finished = true
+            delegate = nil
+        }
+    }
+
+    /// The delegate, read under the lock; `nil` once the transfer was finished or released.
+    private var reportee: (any CurlTransferDelegate)? {
+        lock.withLock { delegate }
     }
 
     // MARK: Information after the transfer

@@ -88,7 +88,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
         let environment = self.environment
         guard let loop = CurlMultiLoop.shared(in: environment),
               let transfer = CurlTransfer(delegate: self, headerMode: .ftp) else {
-            fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised."), expecting: expected)
+            fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised, or the session was invalidated."), expecting: expected)
             return
         }
         var outgoing = request

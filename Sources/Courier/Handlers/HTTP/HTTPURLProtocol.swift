@@ -80,7 +80,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         guard let url = request.url else { return }
         let environment = self.environment
         guard let loop = CurlMultiLoop.shared(in: environment), let transfer = CurlTransfer(delegate: self, pool: loop.httpHandles) else {
-            fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised."), expecting: expected)
+            fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised, or the session was invalidated."), expecting: expected)
             return
         }
         do {

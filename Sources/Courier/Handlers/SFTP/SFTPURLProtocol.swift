@@ -45,7 +45,7 @@ final class SFTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         let environment = builtInClient?.environment ?? .standalone()
         guard let loop = SSHEventLoop.shared(in: environment) else {
             client?.urlProtocol(self, didFailWithError: URLError(.cannotLoadFromNetwork, url: url,
-                                                                 description: "libssh2 could not be initialised."))
+                                                                 description: "libssh2 could not be initialised, or the session was invalidated."))
             return
         }
         let job: SFTPJob

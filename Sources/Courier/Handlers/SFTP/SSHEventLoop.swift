@@ -39,9 +39,7 @@ final class SSHEventLoop: HandlerSessionResource, @unchecked Sendable {
         wakeRead = ends[0]
         wakeWrite = ends[1]
         pool = SSHConnectionPool(environment: environment, loop: self)
-        let thread = Thread { [self] in run() }
-        thread.name = "courier.ssh"
-        thread.start()
+        NamedThread.start("courier.ssh") { [self] in run() }
     }
 
     deinit {
