@@ -70,6 +70,10 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     }
 
     override func startLoading() {
+        if let refusal = HTTPBodilessMethods.refusal(for: request) {
+            fail(refusal, expecting: .idle)
+            return
+        }
         if answerFromCacheIfFresh() { return }
         startAttempt(expecting: .idle)
     }
