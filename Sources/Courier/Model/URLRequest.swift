@@ -42,13 +42,16 @@ public struct URLRequest: ReferenceConvertible, Equatable, Hashable, Sendable {
 
     /// Creates a request for `url` using the given cache policy and timeout interval (in seconds).
     ///
+    /// A URL relative to a base URL is stored as its `absoluteURL` (as Apple's and
+    /// FoundationNetworking's requests do), so `url` has no `baseURL`.
+    ///
     /// - Parameters:
     ///   - url: The URL to load.
     ///   - cachePolicy: How the request interacts with the URL cache; `.useProtocolCachePolicy` by default.
     ///   - timeoutInterval: The longest idle time, in seconds, before the load fails with
     ///     `URLError.timedOut`; 60 by default.
     public init(url: URL, cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval = 60.0) {
-        self.init(optionalURL: url, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
+        self.init(optionalURL: url.baseURL == nil ? url : url.absoluteURL, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
     }
 
     /// Creates a request whose URL may be absent (used when decoding an archived `NSURLRequest`).

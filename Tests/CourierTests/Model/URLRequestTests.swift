@@ -28,6 +28,19 @@ struct URLRequestTests {
         #expect(custom.timeoutInterval == 5)
     }
 
+    @Test("a URL relative to a base URL is stored as its absolute URL")
+    func relativeURLIsStoredAbsolute() throws {
+        let relative = try #require(URL(string: "b", relativeTo: URL(string: "http://h/a/")))
+        let request = URLRequest(url: relative)
+        #expect(request.url == URL(string: "http://h/a/b"))
+    }
+
+    @Test("NSURLRequest stores a relative URL as its absolute URL too")
+    func relativeURLIsStoredAbsoluteByNSURLRequest() throws {
+        let relative = try #require(URL(string: "b", relativeTo: URL(string: "http://h/a/")))
+        #expect(NSMutableURLRequest(url: relative).url == URL(string: "http://h/a/b"))
+    }
+
     @Test("httpMethod: nil resets to GET, standard methods are upper-cased")
     func httpMethod() {
         var request = URLRequest(url: url)
