@@ -101,8 +101,9 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
     /// The figure is advisory: the data actually delivered may be longer or shorter.
     open var expectedContentLength: Int64 { _expectedContentLength }
 
-    /// The name of the text encoding reported by the source (for HTTP, the `charset` parameter
-    /// of `Content-Type`), exactly as reported, or `nil`.
+    /// The name of the text encoding reported by the source, or `nil`: for HTTP the `charset`
+    /// parameter of `Content-Type` in lower case (as FoundationNetworking reports it), otherwise
+    /// the name given to the initializer.
     open var textEncodingName: String? { _textEncodingName }
 
     /// A file name to save the content under.

@@ -23,11 +23,17 @@ struct HTTPURLResponseTests {
         #expect(response.description.contains("URL: https://example.com/files/report.pdf"))
     }
 
+    @Test("the charset of Content-Type becomes a lowercased textEncodingName, as in FoundationNetworking")
+    func charsetIsLowercased() throws {
+        let r = try #require(response(["Content-Type": "text/html; charset=UTF-8"]))
+        #expect(r.textEncodingName == "utf-8")
+    }
+
     @Test("Content-Type gives a lowercased MIME type and an unquoted charset")
     func contentType() throws {
         let r = try #require(response(["content-type": "Text/HTML; charset=\"UTF-8\"", "Content-Length": "12"]))
         #expect(r.mimeType == "text/html")
-        #expect(r.textEncodingName == "UTF-8")
+        #expect(r.textEncodingName == "utf-8")
         #expect(r.expectedContentLength == 12)
 
         let plain = try #require(response(["Content-Type": "application/json"]))
