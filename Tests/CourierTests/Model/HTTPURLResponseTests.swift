@@ -82,12 +82,18 @@ struct HTTPURLResponseTests {
         #expect(r.value(forHTTPHeaderField: "set-cookie") == "a=1,b=2")
     }
 
+    @Test("suggestedFilename replaces a slash in the Content-Disposition filename with an underscore")
+    func suggestedFilenameReplacesSlashes() throws {
+        let r = try #require(response(["Content-Disposition": "attachment; filename=\"a/b/c.txt\""]))
+        #expect(r.suggestedFilename == "a_b_c.txt")
+    }
+
     @Test("suggestedFilename: Content-Disposition, then last path component, then Unknown")
     func suggestedFilename() throws {
         #expect(try #require(response(["Content-Disposition": "attachment; filename=\"q3 results.pdf\""])).suggestedFilename == "q3 results.pdf")
         #expect(try #require(response(["Content-Disposition": "attachment; filename=plain.txt"])).suggestedFilename == "plain.txt")
         #expect(try #require(response(["Content-Disposition": "attachment; filename=\"a.txt\"; filename*=UTF-8''na%C3%AFve.txt"])).suggestedFilename == "naïve.txt")
-        #expect(try #require(response(["Content-Disposition": "attachment; filename=\"../../etc/passwd\""])).suggestedFilename == "passwd")
+        #expect(try #require(response(["Content-Disposition": "attachment; filename=\"../../etc/passwd\""])).suggestedFilename == ".._.._etc_passwd")
         #expect(try #require(response(["Content-Disposition": "attachment; filename=\"say \\\"hi\\\".txt\""])).suggestedFilename == "say \"hi\".txt")
         // A disposition without a usable name falls back to the URL.
         #expect(try #require(response(["Content-Disposition": "inline"])).suggestedFilename == "report.pdf")
