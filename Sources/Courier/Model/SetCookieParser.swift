@@ -35,7 +35,8 @@ enum SetCookieParser {
     /// Splits a header value that may hold several `Set-Cookie` values joined by commas.
     ///
     /// A comma only separates two cookies when the text after it starts a new `name=value`
-    /// pair; the comma inside an `Expires` date (`Wed, 09 Jun 2021 …`) or inside a value is kept.
+    /// pair whose name is a valid token (RFC 6265's cookie-name); the comma inside an `Expires`
+    /// date (`Wed, 09 Jun 2021 …`) or inside a value (`next=/a,http://h/?q=1`) is kept.
     static func splitFoldedHeaderValue(_ value: String) -> [String] {
         let characters = Array(value)
         var pieces: [String] = []
@@ -57,25 +58,31 @@ enum SetCookieParser {
             .filter { !$0.isEmpty }
     }
 
-    /// Whether the text following the comma at `commaIndex` looks like `token=…`.
+    /// Whether the text following the comma at `commaIndex` is `token=…`, optional white space
+    /// allowed around the token.
     private static func startsNewCookie(_ characters: [Character], after commaIndex: Int) -> Bool {
         var index = commaIndex + 1
         while index < characters.count, characters[index] == " " || characters[index] == "\t" {
             index += 1
         }
-        var name = ""
-        while index < characters.count {
-            let character = characters[index]
-            if character == "=" {
-                return !name.isEmpty
-            }
-            if character == ";" || character == "," || character == " " || character == "\t" {
-                return false
-            }
-            name.append(character)
+        var nameLength = 0
+        while index < characters.count, isTokenCharacter(characters[index]) {
+            nameLength += 1
             index += 1
         }
-        return false
+        while index < characters.count, characters[index] == " " || characters[index] == "\t" {
+            index += 1
+        }
+        return nameLength > 0 && index < characters.count && characters[index] == "="
+    }
+
+    /// RFC 2616 separators, which a token cannot hold.
+    private static let separators: Set<Character> = Set("()<>@,;:\\\"/[]?={} \t")
+
+    /// Whether `character` may appear in a token: visible ASCII that is not a separator.
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
+        return !separators.contains(character)
     }
 
     // MARK: - Parsing one cookie

@@ -183,6 +183,18 @@ struct HTTPCookieModelTests {
         #expect(cookies[2].expiresDate == Date(timeIntervalSince1970: 2_114_380_800))
     }
 
+    @Test func aCommaBeforeATextThatIsNoTokenStartsNoCookie() {
+        let header = "next=/a,http://h/?q=1; Path=/"
+        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url)
+        #expect(cookies.map(\.value) == ["/a,http://h/?q=1"])
+    }
+
+    @Test func aCommaBeforeAQuotedNameStartsNoCookie() {
+        let header = "data={\"k\":1, \"j\"=2}; Path=/, b=2"
+        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url)
+        #expect(cookies.map(\.name) == ["data", "b"])
+    }
+
     @Test func keepsCommasInsideValues() {
         let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": "list=a,b,c; Path=/"], for: url)
         #expect(cookies.map(\.value) == ["a,b,c"])
