@@ -33,8 +33,9 @@ open class HTTPCookie: NSObject, @unchecked Sendable {
     ///   used; with neither the initialiser fails. Domains are lower-cased.
     /// - `.maximumAge` (seconds, as a `String` or number) wins over `.expires`, which may be a
     ///   `Date` or a `String` in any HTTP date format (RFC 1123, RFC 850, asctime).
-    /// - `.discard` (`"TRUE"`/`"FALSE"`) decides `isSessionOnly`; when absent, a cookie without an
-    ///   expiry date is session-only.
+    /// - `.discard` (`"TRUE"`/`"FALSE"`) decides `isSessionOnly`; when absent, a version 1 cookie
+    ///   without `.maximumAge` is session-only (Apple's documented default), and a version 0
+    ///   cookie is session-only when it has no expiry date.
     /// - `.secure` is true for `"TRUE"` (or any string other than `"FALSE"`, `"NO"`, `"0"` or
     ///   empty) and for a `true` Boolean.
     /// - `.version` is `"0"` or `"1"`; `.port` is a comma-separated list of port numbers (a
@@ -89,9 +90,13 @@ open class HTTPCookie: NSObject, @unchecked Sendable {
             expires = SetCookieParser.parseDate(text)
         }
 
+        // Apple's rule for `.discard`: when absent, a version 1 cookie is session-only unless it
+        // has a maximum age; Courier makes a version 0 cookie session-only when it has no expiry.
         let sessionOnly: Bool
         if let discard = properties[.discard] {
             sessionOnly = Self.flag(discard)
+        } else if version >= 1 {
+            sessionOnly = Self.integer(properties[.maximumAge]) == nil
         } else {
             sessionOnly = expires == nil
         }
@@ -142,10 +147,13 @@ open class HTTPCookie: NSObject, @unchecked Sendable {
     /// Parses the cookies set by a response.
     ///
     /// Every `Set-Cookie` field (any letter case) is read; several cookies folded into one value
-    /// with commas are split apart. Other fields are ignored. Each cookie follows RFC 6265: the
-    /// `Domain` attribute must domain-match the URL's host (otherwise the cookie is dropped) and
-    /// makes the cookie apply to sub-domains; without `Path` the URL's directory is used;
-    /// `Max-Age` wins over `Expires`.
+    /// with commas are split apart (a comma starts a new cookie only where a valid `name=`
+    /// follows). Other fields are ignored. Each cookie follows RFC 6265: the `Domain` attribute
+    /// must domain-match the URL's host (otherwise the cookie is dropped) and makes the cookie
+    /// apply to sub-domains; without `Path` the URL's directory is used; `Max-Age` wins over
+    /// `Expires`, and a zero or negative `Max-Age` expires the cookie at once; a cookie with
+    /// neither, or with `Discard`, is session-only. The RFC 2965 attributes `Version`, `Comment`,
+    /// `CommentURL` and `Port` are kept in the cookie.
     ///
     /// - Parameters:
     ///   - headerFields: The response's header fields.

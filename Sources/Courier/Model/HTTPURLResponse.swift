@@ -16,7 +16,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
 
     /// Creates an HTTP response.
     ///
-    /// The MIME type (lowercased) and text encoding name (the unquoted `charset` parameter) are
+    /// The MIME type and text encoding name (the unquoted `charset` parameter), both lowercased, are
     /// taken from `Content-Type`, and the expected content length from `Content-Length` (`-1` if
     /// absent or not a number). Well-known header names are given their usual capitalisation
     /// (`content-type` becomes `Content-Type`, as HTTP/2 sends names in lower case); other names
@@ -194,8 +194,8 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
         headerFields.value(for: "Content-Disposition")
     }
 
-    /// Splits a `Content-Type` value into its lowercased media type and the unquoted value of its
-    /// `charset` parameter.
+    /// Splits a `Content-Type` value into its lowercased media type and the unquoted, lowercased
+    /// value of its `charset` parameter.
     internal static func parseContentType(_ value: String?) -> (mimeType: String?, charset: String?) {
         guard let value else { return (nil, nil) }
         // Fast path for the usual ASCII value without parameters ("application/json"): trim and
@@ -215,7 +215,8 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
         let typePart = value.prefix(while: { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased()
         var charset: String?
         for (name, parameter) in parameters(of: value) where name == "charset" && !parameter.isEmpty {
-            charset = parameter
+            // Lowercased, as FoundationNetworking reports it ("UTF-8" becomes "utf-8").
+            charset = parameter.lowercased()
             break
         }
         return (typePart.isEmpty ? nil : typePart, charset)

@@ -75,14 +75,16 @@ open class NSMutableURLRequest: NSURLRequest {
         set { _request.timeoutInterval = newValue }
     }
 
-    /// All header fields; assigning replaces every header, `nil` removes them all.
+    /// All header fields; assigning replaces every header, `nil` removes them all. Entries whose
+    /// value holds a NUL or line break are left out, as ``setValue(_:forHTTPHeaderField:)`` drops them.
     open override var allHTTPHeaderFields: [String: String]? {
         get { _request.allHTTPHeaderFields }
         set { _request.allHTTPHeaderFields = newValue }
     }
 
     /// Sets the header `field` (case-insensitive) to `value`, replacing any previous value;
-    /// `nil` removes the header.
+    /// `nil` removes the header. A value holding NUL, or CR or LF other than a folded line, is
+    /// ignored, as FoundationNetworking does.
     ///
     /// - Parameters:
     ///   - value: The new value, or `nil` to remove the header.
@@ -92,7 +94,8 @@ open class NSMutableURLRequest: NSURLRequest {
     }
 
     /// Appends `value` to the header `field` (case-insensitive), joining it to an existing value
-    /// with a comma, or creates the header.
+    /// with a comma, or creates the header. A value that ``setValue(_:forHTTPHeaderField:)`` would
+    /// ignore is ignored here too.
     ///
     /// - Parameters:
     ///   - value: The value to append.

@@ -35,7 +35,8 @@ enum SetCookieParser {
     /// Splits a header value that may hold several `Set-Cookie` values joined by commas.
     ///
     /// A comma only separates two cookies when the text after it starts a new `name=value`
-    /// pair; the comma inside an `Expires` date (`Wed, 09 Jun 2021 …`) or inside a value is kept.
+    /// pair whose name is a valid token (RFC 6265's cookie-name); the comma inside an `Expires`
+    /// date (`Wed, 09 Jun 2021 …`) or inside a value (`next=/a,http://h/?q=1`) is kept.
     static func splitFoldedHeaderValue(_ value: String) -> [String] {
         let characters = Array(value)
         var pieces: [String] = []
@@ -57,25 +58,31 @@ enum SetCookieParser {
             .filter { !$0.isEmpty }
     }
 
-    /// Whether the text following the comma at `commaIndex` looks like `token=…`.
+    /// Whether the text following the comma at `commaIndex` is `token=…`, optional white space
+    /// allowed around the token.
     private static func startsNewCookie(_ characters: [Character], after commaIndex: Int) -> Bool {
         var index = commaIndex + 1
         while index < characters.count, characters[index] == " " || characters[index] == "\t" {
             index += 1
         }
-        var name = ""
-        while index < characters.count {
-            let character = characters[index]
-            if character == "=" {
-                return !name.isEmpty
-            }
-            if character == ";" || character == "," || character == " " || character == "\t" {
-                return false
-            }
-            name.append(character)
+        var nameLength = 0
+        while index < characters.count, isTokenCharacter(characters[index]) {
+            nameLength += 1
             index += 1
         }
-        return false
+        while index < characters.count, characters[index] == " " || characters[index] == "\t" {
+            index += 1
+        }
+        return nameLength > 0 && index < characters.count && characters[index] == "="
+    }
+
+    /// RFC 2616 separators, which a token cannot hold.
+    private static let separators: Set<Character> = Set("()<>@,;:\\\"/[]?={} \t")
+
+    /// Whether `character` may appear in a token: visible ASCII that is not a separator.
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
+        return !separators.contains(character)
     }
 
     // MARK: - Parsing one cookie
@@ -109,6 +116,11 @@ enum SetCookieParser {
         var secure = false
         var httpOnly = false
         var sameSite: String?
+        var discard = false
+        var version = "0"
+        var comment: String?
+        var commentURL: String?
+        var ports: String?
 
         for attribute in parts.dropFirst() {
             let attributeName: String
@@ -135,6 +147,17 @@ enum SetCookieParser {
                 secure = true
             case "httponly":
                 httpOnly = true
+            case "discard":
+                discard = true
+            case "version":
+                if unquoted(attributeValue) == "1" { version = "1" }
+            case "comment":
+                comment = unquoted(attributeValue)
+            case "commenturl":
+                commentURL = unquoted(attributeValue)
+            case "port":
+                let list = unquoted(attributeValue)
+                if !list.isEmpty { ports = list }
             case "samesite":
                 switch attributeValue.lowercased() {
                 case "strict": sameSite = "strict"
@@ -150,7 +173,7 @@ enum SetCookieParser {
         var properties: [HTTPCookiePropertyKey: Any] = [
             .name: name,
             .value: value,
-            .version: "0",
+            .version: version,
         ]
 
         // Domain (RFC 6265 5.3 steps 4-6): a domain cookie is stored with a leading dot, as
@@ -178,14 +201,18 @@ enum SetCookieParser {
             properties[.path] = defaultPath(for: url)
         }
 
-        // Max-Age wins over Expires (RFC 6265 5.3 step 3).
+        // Max-Age wins over Expires (RFC 6265 5.3 step 3). A cookie with neither, or with the
+        // RFC 2965 `Discard` attribute, is session-only; `.discard` is always given, so that a
+        // version 1 cookie does not fall back on init(properties:)'s default for that version.
         if let seconds = maxAge {
             properties[.expires] = seconds <= 0 ? Date.distantPast : Date(timeIntervalSinceNow: TimeInterval(seconds))
         } else if let expires {
             properties[.expires] = expires
-        } else {
-            properties[.discard] = "TRUE"
         }
+        properties[.discard] = discard || properties[.expires] == nil ? "TRUE" : "FALSE"
+        if let comment { properties[.comment] = comment }
+        if let commentURL { properties[.commentURL] = commentURL }
+        if let ports { properties[.port] = ports }
         if secure { properties[.secure] = "TRUE" }
         if httpOnly { properties[.httpOnly] = "TRUE" }
         if let sameSite { properties[.sameSitePolicy] = sameSite }
@@ -348,6 +375,12 @@ enum SetCookieParser {
     }
 
     // MARK: - Small helpers
+
+    /// `text` without one pair of enclosing double quotes (RFC 2965 attribute values may be quoted).
+    private static func unquoted(_ text: String) -> String {
+        guard text.count >= 2, text.first == "\"", text.last == "\"" else { return text }
+        return String(text.dropFirst().dropLast())
+    }
 
     private static func trimmed(_ text: Substring) -> String {
         text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))

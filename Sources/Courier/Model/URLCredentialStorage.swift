@@ -127,7 +127,9 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable {
         withState { $0.credentials }
     }
 
-    /// Stores a credential for a protection space, replacing one with the same user.
+    /// Stores a credential for a protection space, replacing one with the same user. The first
+    /// credential stored for a space that has no default credential becomes its default, as in
+    /// Apple's implementation and FoundationNetworking.
     ///
     /// Credentials whose persistence is `.none` (or synchronizable, which Linux cannot honour)
     /// are ignored, as in Apple's implementation.
@@ -137,7 +139,12 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable {
     ///   - space: The protection space it applies to.
     open func set(_ credential: URLCredential, for space: URLProtectionSpace) {
         guard Self.isStorable(credential) else { return }
-        let (changed, previous) = withState { Self.store(credential, for: space, in: &$0) }
+        let (changed, previous) = withState { state in
+            let (stored, previous) = Self.store(credential, for: space, in: &state)
+            guard state.defaults[space] == nil else { return (stored, previous) }
+            state.defaults[space] = credential
+            return (true, previous)
+        }
         if changed {
             persist(ifAnyIsPermanent: credential, previous)
             postChangeNotification()

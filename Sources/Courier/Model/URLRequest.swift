@@ -42,13 +42,16 @@ public struct URLRequest: ReferenceConvertible, Equatable, Hashable, Sendable {
 
     /// Creates a request for `url` using the given cache policy and timeout interval (in seconds).
     ///
+    /// A URL relative to a base URL is stored as its `absoluteURL` (as Apple's and
+    /// FoundationNetworking's requests do), so `url` has no `baseURL`.
+    ///
     /// - Parameters:
     ///   - url: The URL to load.
     ///   - cachePolicy: How the request interacts with the URL cache; `.useProtocolCachePolicy` by default.
     ///   - timeoutInterval: The longest idle time, in seconds, before the load fails with
     ///     `URLError.timedOut`; 60 by default.
     public init(url: URL, cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval = 60.0) {
-        self.init(optionalURL: url, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
+        self.init(optionalURL: url.baseURL == nil ? url : url.absoluteURL, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
     }
 
     /// Creates a request whose URL may be absent (used when decoding an archived `NSURLRequest`).
@@ -119,10 +122,11 @@ public struct URLRequest: ReferenceConvertible, Equatable, Hashable, Sendable {
     }
 
     /// All header fields of the request, keyed by the spelling under which each name was first
-    /// set; `nil` if no header was ever set. Assigning replaces every header.
+    /// set; `nil` if no header was ever set. Assigning replaces every header; an entry whose value
+    /// `setValue(_:forHTTPHeaderField:)` would drop (a NUL or line break) is left out.
     public var allHTTPHeaderFields: [String: String]? {
         get { _headers?.dictionary }
-        set { _headers = newValue.map { HTTPHeaderFields($0) } }
+        set { _headers = newValue.map { HTTPHeaderFields($0.filter { HTTPHeaderValueValidity.isValid($0.value) }) } }
     }
 
     /// Returns the value of the header `field`, compared case-insensitively, or `nil`.
@@ -135,10 +139,14 @@ public struct URLRequest: ReferenceConvertible, Equatable, Hashable, Sendable {
     /// Sets the header `field` to `value`, replacing any previous value; `nil` removes the header.
     /// Names are compared case-insensitively; the first spelling used for a name is kept.
     ///
+    /// A value holding NUL, or CR or LF other than a folded line (CRLF then a space or tab), is
+    /// ignored and the request is left as it was, as FoundationNetworking does.
+    ///
     /// - Parameters:
     ///   - value: The new value, or `nil` to remove the header.
     ///   - field: The header name (case-insensitive).
     public mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        if let value, !HTTPHeaderValueValidity.isValid(value) { return }
         if _headers == nil {
             _headers = HTTPHeaderFields()
         }
@@ -146,12 +154,14 @@ public struct URLRequest: ReferenceConvertible, Equatable, Hashable, Sendable {
     }
 
     /// Adds `value` to the header `field`: if the header already has a value, the two are joined
-    /// with a comma (do not add one yourself); otherwise the header is created.
+    /// with a comma (do not add one yourself); otherwise the header is created. A value that
+    /// `setValue(_:forHTTPHeaderField:)` would ignore is ignored here too.
     ///
     /// - Parameters:
     ///   - value: The value to append.
     ///   - field: The header name (case-insensitive).
     public mutating func addValue(_ value: String, forHTTPHeaderField field: String) {
+        guard HTTPHeaderValueValidity.isValid(value) else { return }
         if _headers == nil {
             _headers = HTTPHeaderFields()
         }

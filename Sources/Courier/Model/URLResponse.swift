@@ -101,15 +101,16 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
     /// The figure is advisory: the data actually delivered may be longer or shorter.
     open var expectedContentLength: Int64 { _expectedContentLength }
 
-    /// The name of the text encoding reported by the source (for HTTP, the `charset` parameter
-    /// of `Content-Type`), exactly as reported, or `nil`.
+    /// The name of the text encoding reported by the source, or `nil`: for HTTP the `charset`
+    /// parameter of `Content-Type` in lower case (as FoundationNetworking reports it), otherwise
+    /// the name given to the initializer.
     open var textEncodingName: String? { _textEncodingName }
 
     /// A file name to save the content under.
     ///
     /// Courier uses, in order: the file name given by an HTTP `Content-Disposition` header
     /// (`filename*` preferred over `filename`), the last path component of the URL, and finally
-    /// `"Unknown"`. Directory parts are stripped, so the result is always a plain file name.
+    /// `"Unknown"`. A `/` in the name becomes `_`, so the result is always a plain file name.
     open var suggestedFilename: String? {
         if let disposition = _contentDisposition,
            let name = Self.filename(fromContentDisposition: disposition) {
@@ -266,11 +267,11 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
         }
     }
 
-    /// Reduces `candidate` to a safe plain file name: directory parts are dropped, and empty
-    /// names, `.`, `..` and names made only of separators give `nil`.
+    /// Makes `candidate` a safe plain file name: every `/` becomes `_`, as FoundationNetworking
+    /// does (`a/b.txt` gives `a_b.txt`, never a path), and empty names, `.`, `..` and names holding
+    /// control characters give `nil`.
     internal static func sanitizedFilename(_ candidate: String) -> String? {
-        let lastComponent = candidate.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let trimmed = lastComponent.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = candidate.replacingOccurrences(of: "/", with: "_").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed != ".", trimmed != "..",
               !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else { return nil }

@@ -24,8 +24,9 @@ struct SessionSettings: Sendable {
 
 extension URLSession {
     /// The request a handler sees: the configuration's additional headers where the request has
-    /// none of that name, the configuration's cache policy where the request uses the default, and
-    /// an upload task's body.
+    /// none of that name (one whose value holds a NUL or line break is dropped, as
+    /// `setValue(_:forHTTPHeaderField:)` drops it), the configuration's cache policy where the
+    /// request uses the default, and an upload task's body.
     ///
     /// - Parameters:
     ///   - originalURL: the task's original URL. On a redirected request to another origin the

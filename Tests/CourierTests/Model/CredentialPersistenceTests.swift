@@ -44,7 +44,8 @@ struct CredentialPersistenceTests {
         #expect(loaded.password == "s3cret \"quoted\"")
         #expect(loaded.persistence == .permanent)
         #expect(second.defaultCredential(for: space) == permanent)
-        #expect(second.defaultCredential(for: proxy) == nil)
+        // The first credential stored for the proxy became its default.
+        #expect(second.defaultCredential(for: proxy)?.user == "proxy-user")
         let loadedProxy = try #require(second.allCredentials.keys.first { $0.isProxy() })
         #expect(loadedProxy == proxy)
         #expect(loadedProxy.proxyType == NSURLProtectionSpaceHTTPProxy)

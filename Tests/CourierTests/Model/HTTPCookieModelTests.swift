@@ -89,6 +89,32 @@ struct HTTPCookieModelTests {
         #expect(discarded.isSessionOnly)
     }
 
+    @Test func versionOneCookieWithoutMaximumAgeIsSessionOnly() throws {
+        // Apple: `.discard` defaults to "TRUE" for a version 1 cookie given no `.maximumAge`.
+        let cookie = try #require(HTTPCookie(properties: [
+            .name: "n", .value: "v", .path: "/", .domain: "a.com", .version: "1",
+            .expires: Date(timeIntervalSinceNow: 1000),
+        ]))
+        #expect(cookie.isSessionOnly)
+    }
+
+    @Test func versionOneCookieWithMaximumAgeIsKept() throws {
+        let cookie = try #require(HTTPCookie(properties: [
+            .name: "n", .value: "v", .path: "/", .domain: "a.com", .version: "1", .maximumAge: "100",
+        ]))
+        #expect(!cookie.isSessionOnly)
+    }
+
+    @Test func versionDefaultsToZero() throws {
+        let cookie = try #require(HTTPCookie(properties: [.name: "n", .value: "v", .path: "/", .domain: "a.com"]))
+        #expect(cookie.version == 0)
+    }
+
+    @Test func cookieWithoutExpiryIsSessionOnly() throws {
+        let cookie = try #require(HTTPCookie(properties: [.name: "n", .value: "v", .path: "/", .domain: "a.com"]))
+        #expect(cookie.isSessionOnly)
+    }
+
     @Test func flagsVersionPortsAndComments() throws {
         let cookie = try #require(HTTPCookie(properties: [
             .name: "n", .value: "v", .path: "/p", .domain: "a.com",
@@ -166,6 +192,36 @@ struct HTTPCookieModelTests {
         #expect(cookie.sameSitePolicy == "lax")
     }
 
+    @Test func setCookieKeepsCommentAndCommentURL() throws {
+        let header = "id=1; Version=1; Comment=\"why\"; CommentURL=\"https://a.example.com/c\""
+        let cookie = try #require(HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url).first)
+        #expect((cookie.comment, cookie.commentURL) == ("why", URL(string: "https://a.example.com/c")))
+    }
+
+    @Test func setCookieKeepsVersionOne() throws {
+        let header = "id=1; Version=1; Max-Age=100"
+        let cookie = try #require(HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url).first)
+        #expect(cookie.version == 1)
+    }
+
+    @Test func setCookieVersionOneWithExpiresIsKept() throws {
+        let header = "id=1; Version=1; Expires=Thursday, 01-Jan-37 00:00:00 GMT"
+        let cookie = try #require(HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url).first)
+        #expect(!cookie.isSessionOnly)
+    }
+
+    @Test func setCookieDiscardMakesASessionCookie() throws {
+        let header = "id=1; Max-Age=100; Discard"
+        let cookie = try #require(HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url).first)
+        #expect(cookie.isSessionOnly)
+    }
+
+    @Test func setCookieKeepsPorts() throws {
+        let header = "id=1; Version=1; Port=\"443,8443\""
+        let cookie = try #require(HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url).first)
+        #expect(cookie.portList?.map(\.intValue) == [443, 8443])
+    }
+
     @Test func ignoresOtherHeaderFields() {
         let cookies = HTTPCookie.cookies(withResponseHeaderFields: [
             "Content-Type": "text/html", "Cookie": "a=b",
@@ -181,6 +237,18 @@ struct HTTPCookieModelTests {
         #expect(cookies[0].expiresDate == Date(timeIntervalSince1970: 1_623_233_894))
         #expect(cookies[0].path == "/")
         #expect(cookies[2].expiresDate == Date(timeIntervalSince1970: 2_114_380_800))
+    }
+
+    @Test func aCommaBeforeATextThatIsNoTokenStartsNoCookie() {
+        let header = "next=/a,http://h/?q=1; Path=/"
+        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url)
+        #expect(cookies.map(\.value) == ["/a,http://h/?q=1"])
+    }
+
+    @Test func aCommaBeforeAQuotedNameStartsNoCookie() {
+        let header = "data={\"k\":1, \"j\"=2}; Path=/, b=2"
+        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": header], for: url)
+        #expect(cookies.map(\.name) == ["data", "b"])
     }
 
     @Test func keepsCommasInsideValues() {

@@ -23,11 +23,17 @@ struct HTTPURLResponseTests {
         #expect(response.description.contains("URL: https://example.com/files/report.pdf"))
     }
 
+    @Test("the charset of Content-Type becomes a lowercased textEncodingName, as in FoundationNetworking")
+    func charsetIsLowercased() throws {
+        let r = try #require(response(["Content-Type": "text/html; charset=UTF-8"]))
+        #expect(r.textEncodingName == "utf-8")
+    }
+
     @Test("Content-Type gives a lowercased MIME type and an unquoted charset")
     func contentType() throws {
         let r = try #require(response(["content-type": "Text/HTML; charset=\"UTF-8\"", "Content-Length": "12"]))
         #expect(r.mimeType == "text/html")
-        #expect(r.textEncodingName == "UTF-8")
+        #expect(r.textEncodingName == "utf-8")
         #expect(r.expectedContentLength == 12)
 
         let plain = try #require(response(["Content-Type": "application/json"]))
@@ -76,12 +82,18 @@ struct HTTPURLResponseTests {
         #expect(r.value(forHTTPHeaderField: "set-cookie") == "a=1,b=2")
     }
 
+    @Test("suggestedFilename replaces a slash in the Content-Disposition filename with an underscore")
+    func suggestedFilenameReplacesSlashes() throws {
+        let r = try #require(response(["Content-Disposition": "attachment; filename=\"a/b/c.txt\""]))
+        #expect(r.suggestedFilename == "a_b_c.txt")
+    }
+
     @Test("suggestedFilename: Content-Disposition, then last path component, then Unknown")
     func suggestedFilename() throws {
         #expect(try #require(response(["Content-Disposition": "attachment; filename=\"q3 results.pdf\""])).suggestedFilename == "q3 results.pdf")
         #expect(try #require(response(["Content-Disposition": "attachment; filename=plain.txt"])).suggestedFilename == "plain.txt")
         #expect(try #require(response(["Content-Disposition": "attachment; filename=\"a.txt\"; filename*=UTF-8''na%C3%AFve.txt"])).suggestedFilename == "naïve.txt")
-        #expect(try #require(response(["Content-Disposition": "attachment; filename=\"../../etc/passwd\""])).suggestedFilename == "passwd")
+        #expect(try #require(response(["Content-Disposition": "attachment; filename=\"../../etc/passwd\""])).suggestedFilename == ".._.._etc_passwd")
         #expect(try #require(response(["Content-Disposition": "attachment; filename=\"say \\\"hi\\\".txt\""])).suggestedFilename == "say \"hi\".txt")
         // A disposition without a usable name falls back to the URL.
         #expect(try #require(response(["Content-Disposition": "inline"])).suggestedFilename == "report.pdf")

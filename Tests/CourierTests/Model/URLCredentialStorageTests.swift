@@ -71,6 +71,14 @@ struct URLCredentialStorageTests {
         #expect(storage.credentials(for: otherRealm) == nil)
     }
 
+    @Test func firstStoredCredentialBecomesTheDefault() {
+        let storage = URLCredentialStorage()
+        let ann = URLCredential(user: "ann", password: "1", persistence: .forSession)
+        storage.set(ann, for: space)
+        storage.set(URLCredential(user: "bob", password: "2", persistence: .forSession), for: space)
+        #expect(storage.defaultCredential(for: space) === ann)
+    }
+
     @Test func defaultCredentialIsAlsoStored() {
         let storage = URLCredentialStorage()
         let credential = URLCredential(user: "ann", password: "1", persistence: .forSession)

@@ -28,6 +28,19 @@ struct URLRequestTests {
         #expect(custom.timeoutInterval == 5)
     }
 
+    @Test("a URL relative to a base URL is stored as its absolute URL")
+    func relativeURLIsStoredAbsolute() throws {
+        let relative = try #require(URL(string: "b", relativeTo: URL(string: "http://h/a/")))
+        let request = URLRequest(url: relative)
+        #expect(request.url == URL(string: "http://h/a/b"))
+    }
+
+    @Test("NSURLRequest stores a relative URL as its absolute URL too")
+    func relativeURLIsStoredAbsoluteByNSURLRequest() throws {
+        let relative = try #require(URL(string: "b", relativeTo: URL(string: "http://h/a/")))
+        #expect(NSMutableURLRequest(url: relative).url == URL(string: "http://h/a/b"))
+    }
+
     @Test("httpMethod: nil resets to GET, standard methods are upper-cased")
     func httpMethod() {
         var request = URLRequest(url: url)
@@ -66,6 +79,50 @@ struct URLRequestTests {
         request.allHTTPHeaderFields = nil
         #expect(request.allHTTPHeaderFields == nil)
         #expect(request.value(forHTTPHeaderField: "accept") == nil)
+    }
+
+    @Test("setValue drops a value holding a line break, as FoundationNetworking does")
+    func setValueDropsALineBreak() {
+        var request = URLRequest(url: url)
+        request.setValue("a\r\nX-Injected: yes", forHTTPHeaderField: "X-Note")
+        #expect(request.allHTTPHeaderFields == nil)
+    }
+
+    @Test("setValue with a value holding a line feed keeps the previous value")
+    func setValueWithALineFeedKeepsThePreviousValue() {
+        var request = URLRequest(url: url)
+        request.setValue("ok", forHTTPHeaderField: "X-Note")
+        request.setValue("a\nb", forHTTPHeaderField: "X-Note")
+        #expect(request.value(forHTTPHeaderField: "X-Note") == "ok")
+    }
+
+    @Test("addValue drops a value holding NUL")
+    func addValueDropsNUL() {
+        var request = URLRequest(url: url)
+        request.addValue("ok", forHTTPHeaderField: "X-Note")
+        request.addValue("a\u{0}b", forHTTPHeaderField: "X-Note")
+        #expect(request.value(forHTTPHeaderField: "X-Note") == "ok")
+    }
+
+    @Test("assigning allHTTPHeaderFields leaves out an entry holding a carriage return")
+    func allHTTPHeaderFieldsLeavesOutALineBreak() {
+        var request = URLRequest(url: url)
+        request.allHTTPHeaderFields = ["X-Bad": "e\rf", "X-Good": "fine"]
+        #expect(request.allHTTPHeaderFields == ["X-Good": "fine"])
+    }
+
+    @Test("a folded value (CRLF then a space) is kept, as FoundationNetworking keeps it")
+    func foldedValueIsKept() {
+        var request = URLRequest(url: url)
+        request.setValue("a\r\n b", forHTTPHeaderField: "X-Note")
+        #expect(request.value(forHTTPHeaderField: "X-Note") == "a\r\n b")
+    }
+
+    @Test("NSMutableURLRequest.setValue drops a value holding a line break")
+    func mutableRequestDropsALineBreak() {
+        let request = NSMutableURLRequest(url: url)
+        request.setValue("a\r\nb", forHTTPHeaderField: "X-Note")
+        #expect(request.value(forHTTPHeaderField: "X-Note") == nil)
     }
 
     @Test("internal headerFields keeps insertion order")

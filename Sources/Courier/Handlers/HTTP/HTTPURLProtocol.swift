@@ -54,9 +54,12 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     /// The revalidation of a stored response, if this load is one (`HTTPURLProtocol+Caching.swift`).
     let cacheExchange = HTTPCacheExchange()
 
+    /// Every http and https request: one whose URL has no host is taken too, and fails in
+    /// ``startLoading()`` with `badURL` saying so (as FoundationNetworking's "HTTP URL must have a
+    /// host"), rather than with `unsupportedURL` for want of a handler.
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        return !(request.url?.host ?? "").isEmpty
+        guard let scheme = request.url?.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -70,6 +73,15 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     }
 
     override func startLoading() {
+        if (request.url?.host ?? "").isEmpty {
+            fail(URLError(.badURL, url: request.url, description: "The URL has no host; an http or https URL must name one."),
+                 expecting: .idle)
+            return
+        }
+        if let refusal = HTTPBodilessMethods.refusal(for: request) {
+            fail(refusal, expecting: .idle)
+            return
+        }
         if answerFromCacheIfFresh() { return }
         startAttempt(expecting: .idle)
     }

@@ -22,6 +22,13 @@ struct HTTPErrorTests {
         return error
     }
 
+    @Test(arguments: ["http:///x", "https:///x"])
+    func urlWithoutAHostIsABadURL(_ string: String) async throws {
+        let url = try #require(URL(string: string))
+        let code = try await failure(of: url).code
+        #expect(code == .badURL, "got \(code)")
+    }
+
     @Test func refusedConnection() async throws {
         let url = URL(string: "http://127.0.0.1:\(try HTTPTest.refusedPort())/anything")!
         let code = try await failure(of: url).code

@@ -31,7 +31,9 @@ struct HTTPRequestHeadValidationTests {
         let url = server.url("/target")
         var request = URLRequest(url: url)
         request.httpMethod = injection.method
-        request.setValue(injection.value, forHTTPHeaderField: injection.name)
+        // Set past `setValue`, which drops such values already: the HTTP layer's own check is
+        // what is tested here (defence in depth).
+        request.headerFields.set(injection.value, for: injection.name)
         let result = try await session.loadData(request)
         let error = try HTTPTest.urlError(result.error)
         #expect(error.code == .badURL)
@@ -43,6 +45,39 @@ struct HTTPRequestHeadValidationTests {
         #expect(clean.error == nil)
         #expect(server.requests.map(\.path) == ["/clean"])
         #expect(server.requests.allSatisfy { $0.header("X-Injected") == nil })
+    }
+
+    @Test func foldedValueIsRefused() async throws {
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/target"))
+        request.setValue("a\r\n X-Injected: yes", forHTTPHeaderField: "X-Note")
+        let result = try await session.loadData(request)
+        #expect((result.error as? URLError)?.code == .badURL)
+    }
+
+    @Test func foldedValueIsNeverSent() async throws {
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let session = HTTPTest.session()
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: server.url("/target"))
+        request.setValue("a\r\n X-Injected: yes", forHTTPHeaderField: "X-Note")
+        _ = try await session.loadData(request)
+        #expect(try await session.loadData(server.url("/clean")).error == nil)
+        #expect(server.requests.map(\.path) == ["/clean"])
+    }
+
+    @Test func additionalHeaderWithALineBreakIsDropped() async throws {
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let session = HTTPTest.session { $0.httpAdditionalHeaders = ["X-Note": "a\r\nX-Injected: yes", "X-Fine": "1"] }
+        defer { session.finishTasksAndInvalidate() }
+        #expect(try await session.loadData(server.url("/target")).error == nil)
+        let received = try #require(server.requests.first)
+        #expect(received.headers.map { $0.name.lowercased() }.filter { $0.hasPrefix("x-") } == ["x-fine"])
     }
 
     @Test func storedCookieWithALineBreakIsRefused() async throws {
