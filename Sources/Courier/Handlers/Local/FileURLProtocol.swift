@@ -18,7 +18,7 @@ import Musl
 /// Errors: a missing file → `fileDoesNotExist`, unreadable → `noPermissionsToReadFile`, a host other
 /// than `localhost` → `unsupportedURL`.
 final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
-    static let schemes = ["file"]
+    static let schemes: [BuiltInScheme] = [.file]
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
 
