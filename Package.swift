@@ -13,10 +13,11 @@ let package = Package(
         // The example plugins, loaded at run time from a directory (see Documentation/Plugins.md).
         .library(name: "CourierGopher", type: .dynamic, targets: ["CourierGopher"]),
         .library(name: "CourierZip", type: .dynamic, targets: ["CourierZip"]),
-        // Broken plugins for the loader's tests (built so that `swift test` can load them).
+        // Broken and test-only plugins for the loader's tests (built so that `swift test` can load them).
         .library(name: "CourierTestPluginNoEntry", type: .dynamic, targets: ["CourierTestPluginNoEntry"]),
         .library(name: "CourierTestPluginFutureABI", type: .dynamic, targets: ["CourierTestPluginFutureABI"]),
         .library(name: "CourierTestPluginMisbehaving", type: .dynamic, targets: ["CourierTestPluginMisbehaving"]),
+        .library(name: "CourierTestPluginRedirecting", type: .dynamic, targets: ["CourierTestPluginRedirecting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,6 +62,7 @@ let package = Package(
         .target(name: "CourierTestPluginNoEntry", path: "Tests/PluginFixtures/NoEntry"),
         .target(name: "CourierTestPluginFutureABI", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/FutureABI"),
         .target(name: "CourierTestPluginMisbehaving", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/Misbehaving"),
+        .target(name: "CourierTestPluginRedirecting", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/Redirecting"),
         // The `courier` command-line tool.
         .executableTarget(
             name: "CourierTool",

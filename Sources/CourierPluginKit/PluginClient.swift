@@ -40,7 +40,9 @@ public final class PluginClient: @unchecked Sendable {
     }
 
     /// Reports a redirect to `url`; this load ends and the host starts a new one if the delegate
-    /// agrees.
+    /// agrees. The host follows it only to this plugin's own schemes, `http` and `https`; any other
+    /// scheme fails the task with `unsupportedURL`. `Authorization`, `Cookie` and
+    /// `Proxy-Authorization` do not go with it to another origin (scheme, host, port).
     public func wasRedirected(to url: URL, response: PluginResponse? = nil) {
         guard let report = function(\.redirected) else { return }
         url.absoluteString.withCString { location in

@@ -73,8 +73,8 @@ struct PluginBridgeTests {
         try InstalledPlugins.install()
         let result = await fetch(url("misbehave-redirect"))
         #expect(result.error == nil, "\(String(describing: result.error))")
-        #expect(result.text == "redirected")
-        #expect(result.response?.url?.scheme == "data")
+        #expect(result.text == "hello")
+        #expect(result.response?.url == URL(string: "misbehave-twice://fixture/redirected"))
         let bad = await fetch(url("misbehave-badredirect"))
         #expect(bad.urlError?.code == .redirectToNonExistentLocation)
     }

@@ -226,6 +226,33 @@ struct PluginLoaderTests {
         #expect(withApp.handlerClass(for: request) == ClaimsEverythingProtocol.self)
     }
 
+    /// The schemes of Courier's own handlers, as the tests below expect them.
+    static let builtInSchemes = ["data", "file", "ftp", "ftps", "http", "https", "sftp"]
+
+    /// A plugin claiming any scheme Courier serves itself — `ftps` too — is refused unless the host
+    /// grants it, even when the scheme is not the manifest's first.
+    @Test(arguments: PluginLoaderTests.builtInSchemes)
+    func aBuiltInSchemeIsRefusedUnlessGranted(scheme: String) throws {
+        let directory = try PluginDirectory()
+        defer { directory.remove() }
+        try directory.addLibrary(PluginProducts.gopher)
+        try directory.writeManifest("claims.json", plugin: "claims", library: "libCourierGopher.so",
+                                    schemes: [("claims-own", ["read"]), (scheme, ["read"])])
+        let refusing = PluginLoader()
+        #expect(reasons(refusing.load(directory: directory.url, options: [])) == [.builtInScheme(scheme)])
+        #expect(!refusing.serves(scheme: scheme))
+        #expect(!refusing.serves(scheme: "claims-own"), "a refused plugin serves none of its schemes")
+        let granting = PluginLoader()
+        #expect(granting.load(directory: directory.url, options: .allowBuiltInSchemes).failures.isEmpty)
+        #expect(granting.serves(scheme: scheme))
+    }
+
+    /// The reserved list is the table of built-in handlers, not a copy of it that can fall behind.
+    @Test func theReservedSchemesAreTheBuiltInHandlersSchemes() {
+        #expect(BuiltInHandlers.table.schemes == Self.builtInSchemes)
+        #expect(CourierPlugins.builtInSchemes == Set(BuiltInHandlers.table.schemes))
+    }
+
     @Test func aDescriptorThatDisagreesWithItsManifestIsRefused() throws {
         let directory = try PluginDirectory()
         defer { directory.remove() }

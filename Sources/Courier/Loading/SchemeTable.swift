@@ -3,8 +3,9 @@ import Foundation
 /// A handler Courier ships, declaring the URL schemes it serves so the loader finds it by a table
 /// lookup instead of asking every handler.
 protocol SchemeHandler: URLProtocol {
-    /// The lowercase URL schemes this handler serves.
-    static var schemes: [String] { get }
+    /// The URL schemes this handler serves (each a ``BuiltInScheme``, so none escapes the list
+    /// plugins are kept from).
+    static var schemes: [BuiltInScheme] { get }
 }
 
 /// A lookup table from lowercase URL scheme to the handler class serving it.
@@ -14,7 +15,7 @@ struct SchemeTable: Sendable {
     /// A table holding each handler under each of its schemes; later entries win.
     init(_ handlerTypes: [any SchemeHandler.Type]) {
         for type in handlerTypes {
-            for scheme in type.schemes { handlers[scheme.lowercased()] = ProtocolClassBox(type) }
+            for scheme in type.schemes { handlers[scheme.rawValue] = ProtocolClassBox(type) }
         }
     }
 

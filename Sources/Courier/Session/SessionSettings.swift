@@ -30,8 +30,9 @@ extension URLSession {
     ///
     /// - Parameters:
     ///   - originalURL: the task's original URL. On a redirected request to another origin the
-    ///     configuration's `Authorization` and `Cookie` are not added: the redirect dropped
-    ///     the request's own, and the session's must not reach that origin either.
+    ///     configuration's `Authorization`, `Cookie` and `Proxy-Authorization`
+    ///     (``URLOrigin/originBoundFields``) are not added: the redirect dropped the request's own,
+    ///     and the session's must not reach that origin either.
     ///   - redirected: the request follows a redirect. An upload's body then goes on only when the
     ///     redirected request still carries one (307, 308); after a redirect that turned the
     ///     method into GET (301, 302, 303) it has none and gets none.

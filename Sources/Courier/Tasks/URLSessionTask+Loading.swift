@@ -150,7 +150,9 @@ extension URLSessionTask {
         load.performDirectlyIfConcurrent { $0.startLoading() }
     }
 
-    /// A handler reported a redirect: stop it, ask the delegate, then follow or stop.
+    /// A handler reported a redirect: stop it, ask the delegate, then follow or stop. A redirect a
+    /// ``RedirectConfinedHandler`` (a plugin) reports, or the delegate's answer to it, that leaves the
+    /// handler's permitted schemes fails the task with `unsupportedURL` and is not loaded.
     func handleRedirect(to request: URLRequest, response: URLResponse, generation: Int) {
         guard let session, let pipeline else { return }
         let outcome: (ActiveLoad, Int)? = lock.withLock {
@@ -165,11 +167,18 @@ extension URLSessionTask {
         // A handler that can hand over the redirect response's own body keeps its load until the
         // delegate decides; any other handler stops now.
         let canDeliverRefusal = oldLoad.instance is RedirectRefusalDelivering
-        if !canDeliverRefusal || count > URLSession.maximumRedirects { oldLoad.stop() }
+        // A plugin's redirects lead only to its own schemes and http(s), whatever the delegate says.
+        let confinement = (oldLoad.instance as? RedirectConfinedHandler)?.redirectConfinement
+        let refusedProposal = confinement?.refusal(of: request.url)
+        if !canDeliverRefusal || count > URLSession.maximumRedirects || refusedProposal != nil { oldLoad.stop() }
         guard count <= URLSession.maximumRedirects else {
             complete(error: URLError(.httpTooManyRedirects, url: response.url ?? request.url,
                                      description: "More than \(URLSession.maximumRedirects) redirects."),
                      generation: nil)
+            return
+        }
+        if let refusedProposal {
+            complete(error: refusedProposal, generation: nil)
             return
         }
         let boxes = UncheckedSendable((request, response))
@@ -177,7 +186,7 @@ extension URLSessionTask {
             let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
                 if let next {
                     if canDeliverRefusal { oldLoad.stop() }
-                    if let refusal = Self.refusal(of: next, proposed: boxes.value.0) {
+                    if let refusal = Self.refusal(of: next, proposed: boxes.value.0) ?? confinement?.refusal(of: next.url) {
                         complete(error: refusal, generation: nil)
                     } else if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
                         // The stream was read by the first request: the delegate must give a new one.

@@ -150,7 +150,10 @@ typedef struct courier_client {
     /* Some of the body: `length` bytes at `bytes`, copied before the call returns. */
     void (*received_data)(void *context, const uint8_t *bytes, size_t length);
     /* The request was redirected to `url` (absolute); `response` may be NULL. Ends this load:
-     * Courier asks the delegate and starts a new handler for the new URL. */
+     * Courier asks the delegate and starts a new handler for the new URL. Only to the plugin's own
+     * schemes, http and https: a redirect (or the delegate's answer) to any other scheme fails the
+     * task with unsupported URL (-1002). Authorization, Cookie and Proxy-Authorization are dropped
+     * when the new URL is another origin (scheme, host, port). */
     void (*redirected)(void *context, const char *url, const courier_response *response);
     /* The load finished successfully. */
     void (*finished)(void *context);

@@ -9,7 +9,8 @@
  *   misbehave-badstatus    a response with status 42
  *   misbehave-noresponse   data and finished without a response
  *   misbehave-http         a 201 response with a header field, then "created"
- *   misbehave-redirect     a redirect to data:,redirected
+ *   misbehave-redirect     a redirect to misbehave-twice://fixture/redirected (its own scheme), then
+ *                          finished (ignored: the redirect ended the load)
  *   misbehave-badredirect  a redirect to NULL
  *   misbehave-nocreate     create returns NULL
  *   misbehave-late         finished, then 200 ms later data and finished from another thread,
@@ -130,7 +131,7 @@ static void start(void *opaque) {
         c->received_data(x, (const uint8_t *)"created", 7);
         c->finished(x);
     } else if (strcmp(s, "misbehave-redirect") == 0) {
-        c->redirected(x, "data:,redirected", NULL);
+        c->redirected(x, "misbehave-twice://fixture/redirected", NULL);
         c->finished(x);
     } else if (strcmp(s, "misbehave-badredirect") == 0) {
         c->redirected(x, NULL, NULL);

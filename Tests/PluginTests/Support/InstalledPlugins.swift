@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Courier
 
-/// The example plugins and the misbehaving fixture, installed once per test process into one
+/// The example plugins and the misbehaving and redirecting fixtures, installed once per test process into one
 /// directory and loaded into Courier's process-wide loader — the one URL sessions use. (Loading a
 /// second copy of a library would be refused as a duplicate scheme, so every test shares this one.)
 enum InstalledPlugins {
@@ -22,6 +22,10 @@ enum InstalledPlugins {
             try directory.writeManifest("misbehaving.json", plugin: "misbehaving", version: "0.1",
                                         library: "libCourierTestPluginMisbehaving.so",
                                         schemes: MisbehavingSchemes.all.map { ($0, $0 == "misbehave-echo" ? ["read", "write"] : ["read"]) })
+            try directory.addLibrary(PluginProducts.redirecting)
+            try directory.writeManifest("redirecting.json", plugin: "redirecting", version: "0.1",
+                                        library: "libCourierTestPluginRedirecting.so",
+                                        schemes: [("redirecting", ["read"]), ("redirecting-alt", ["read"])])
             let report = CourierPlugins.load(directory: directory.url)
             return .success(Installation(directory: directory.url, report: report))
         } catch {

@@ -51,4 +51,5 @@ enum PluginProducts {
     static var noEntry: URL { get throws { try library("libCourierTestPluginNoEntry.so") } }
     static var futureABI: URL { get throws { try library("libCourierTestPluginFutureABI.so") } }
     static var misbehaving: URL { get throws { try library("libCourierTestPluginMisbehaving.so") } }
+    static var redirecting: URL { get throws { try library("libCourierTestPluginRedirecting.so") } }
 }

@@ -15,7 +15,7 @@ import Foundation
 ///   implicit TLS, ``URLRequest/ftpRequiresTLS`` explicit `AUTH TLS`; an untrusted certificate
 ///   becomes a server-trust challenge (``TLSServerTrustChallenge``).
 final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
-    static let schemes = ["ftp", "ftps"]
+    static let schemes: [BuiltInScheme] = [.ftp, .ftps]
 
     enum State { case idle, running, challenging, stopped, finished }
 
@@ -40,7 +40,8 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
     private var replacementBodyStream: InputStream?
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased(), schemes.contains(scheme) else { return false }
+        guard let name = request.url?.scheme?.lowercased(), let scheme = BuiltInScheme(rawValue: name),
+              schemes.contains(scheme) else { return false }
         return !(request.url?.host ?? "").isEmpty
     }
 

@@ -16,7 +16,7 @@ import Foundation
 /// directly from any thread (``ConcurrentURLProtocol``).
 final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
     ConcurrentURLProtocol, CurlTransferDelegate, @unchecked Sendable {
-    static let schemes = ["http", "https"]
+    static let schemes: [BuiltInScheme] = [.http, .https]
 
     /// Where one load is.
     enum State { case idle, running, redirected, challenging, waiting, stopped, finished }

@@ -6,7 +6,7 @@ import Foundation
 /// as `textEncodingName` (default `US-ASCII`) and the decoded length. A malformed URL fails with
 /// `URLError.badURL`.
 final class DataURLProtocol: URLProtocol, SchemeHandler, @unchecked Sendable {
-    static let schemes = ["data"]
+    static let schemes: [BuiltInScheme] = [.data]
 
     override class func canInit(with request: URLRequest) -> Bool {
         request.url?.scheme?.lowercased() == "data"

@@ -24,7 +24,7 @@ import Musl
 /// resume; it is opened without waiting for a writer, so a FIFO nobody writes to is silence, and the
 /// task's `timeoutIntervalForRequest` ends it like any other silent load.
 final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
-    static let schemes = ["file"]
+    static let schemes: [BuiltInScheme] = [.file]
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
 

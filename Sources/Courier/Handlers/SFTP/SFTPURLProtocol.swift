@@ -20,7 +20,7 @@ import Foundation
 /// credential accepted → `userAuthenticationRequired`, an untrusted host key →
 /// `serverCertificateUntrusted`, refused, lost or timed-out connections as for HTTP.
 final class SFTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
-    static let schemes = ["sftp"]
+    static let schemes: [BuiltInScheme] = [.sftp]
 
     private let lock = Lock()
     private var job: SFTPJob?

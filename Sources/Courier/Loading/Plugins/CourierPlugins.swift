@@ -25,8 +25,9 @@ public enum CourierPlugins {
     /// The plugin ABI versions (`COURIER_PLUGIN_ABI_VERSION`) this build of Courier loads.
     public static var supportedABIVersions: ClosedRange<Int> { PluginABI.supportedVersions }
 
-    /// The schemes plugins may serve only with ``PluginLoadOptions/allowBuiltInSchemes``.
-    public static var builtInSchemes: Set<String> { PluginABI.builtInSchemes }
+    /// The schemes Courier serves itself (`data`, `file`, `ftp`, `ftps`, `http`, `https`, `sftp`):
+    /// plugins may serve them only with ``PluginLoadOptions/allowBuiltInSchemes``.
+    public static var builtInSchemes: Set<String> { BuiltInScheme.names }
 
     /// Loads every plugin whose manifest (`*.json`) is in `directory`.
     ///

@@ -9,10 +9,6 @@ enum PluginABI {
     /// The name of the function every plugin exports.
     static let entrySymbol = COURIER_PLUGIN_ENTRY_SYMBOL
 
-    /// Schemes Courier serves itself; a plugin may serve them only with
-    /// ``PluginLoadOptions/allowBuiltInSchemes``.
-    static let builtInSchemes: Set<String> = ["http", "https", "ftp", "sftp", "file", "data"]
-
     /// Strings read from a plugin are cut at this many bytes, so a missing terminator cannot make
     /// the host read without end.
     static let maximumStringLength = 64 * 1024

@@ -16,16 +16,19 @@ final class PluginConnection: @unchecked Sendable {
     let url: URL
     let pluginName: String
     let capabilities: PluginCapabilities
+    /// Where the plugin's redirects may lead.
+    let redirectConfinement: RedirectConfinement
     private var responded = false
     private var ended = false
 
     init(owner: URLProtocol, client: (any URLProtocolClient)?, url: URL, pluginName: String,
-         capabilities: PluginCapabilities) {
+         capabilities: PluginCapabilities, redirectConfinement: RedirectConfinement) {
         self.owner = owner
         self.client = client
         self.url = url
         self.pluginName = pluginName
         self.capabilities = capabilities
+        self.redirectConfinement = redirectConfinement
     }
 
     /// The host stopped the load: ignore the plugin from now on.
@@ -115,10 +118,11 @@ final class PluginConnection: @unchecked Sendable {
             case .failure(let problem): return violation(problem.message)
             }
         }
+        // Only to the plugin's own schemes and http(s); refused before anything is loaded.
+        if let refusal = redirectConfinement.refusal(of: next) { return fail(refusal) }
         guard let (owner, client) = target(ending: true) else { return }
-        var request = owner.request
-        request.url = next
-        client.urlProtocol(owner, wasRedirectedTo: request, redirectResponse: redirectResponse)
+        client.urlProtocol(owner, wasRedirectedTo: URLOrigin.redirecting(owner.request, to: next),
+                           redirectResponse: redirectResponse)
     }
 
     func finished() {

@@ -28,7 +28,8 @@ public struct PluginLoadOptions: OptionSet, Sendable, Hashable {
     /// the scheme is first used. By default libraries are opened lazily.
     public static let openLibrariesNow = PluginLoadOptions(rawValue: 1 << 0)
 
-    /// Let plugins serve Courier's built-in schemes (`http`, `https`, `ftp`, `sftp`, `file`, `data`).
-    /// Without it such a plugin is refused with ``PluginLoadError/Reason/builtInScheme(_:)``.
+    /// Let plugins serve Courier's built-in schemes (``CourierPlugins/builtInSchemes``: `data`,
+    /// `file`, `ftp`, `ftps`, `http`, `https`, `sftp`). Without it such a plugin is refused with
+    /// ``PluginLoadError/Reason/builtInScheme(_:)``.
     public static let allowBuiltInSchemes = PluginLoadOptions(rawValue: 1 << 1)
 }

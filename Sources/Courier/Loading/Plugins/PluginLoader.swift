@@ -88,7 +88,7 @@ final class PluginLoader: Sendable {
         case .failure(let reason): return refuse(manifestURL, reason)
         }
         if !options.contains(.allowBuiltInSchemes),
-           let reserved = manifest.schemes.first(where: { PluginABI.builtInSchemes.contains($0.name) }) {
+           let reserved = manifest.schemes.first(where: { BuiltInScheme.names.contains($0.name) }) {
             return refuse(manifestURL, .builtInScheme(reserved.name))
         }
         let libraryURL = manifestURL.deletingLastPathComponent().appendingPathComponent(manifest.library)

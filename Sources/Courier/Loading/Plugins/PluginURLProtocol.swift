@@ -8,7 +8,10 @@ internal import CourierPluginABI
 /// Courier calls `startLoading`, `stopLoading` and `resumeProducing` on the instance's serial
 /// handler queue, so the plugin's start, stop and resume_producing never overlap; destroy is
 /// called once, from a global queue, when the instance is released.
-final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, @unchecked Sendable {
+///
+/// A plugin's redirects are confined to its own schemes and http(s) (``RedirectConfinedHandler``,
+/// ``PluginLibrary/redirectConfinement``).
+final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, RedirectConfinedHandler, @unchecked Sendable {
     /// A created plugin handler.
     private struct Handle: @unchecked Sendable {
         let functions: PluginHandlerFunctions
@@ -20,6 +23,8 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, @unchecke
     private var handle: Handle?
     private var connection: PluginConnection?
     private var stopped = false
+    /// The plugin's, once ``startLoading()`` found it; until then only http(s).
+    private var confinement = RedirectConfinement(permittedSchemes: ["http", "https"], reporter: "The plugin")
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme else { return false }
@@ -52,7 +57,10 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, @unchecke
             return fail(URLError(.unsupportedURL, url: url,
                                  description: "The plugin \(name) cannot \(needed == .read ? "read" : "write") “\(scheme)” URLs (\(method))."))
         }
-        let connection = PluginConnection(owner: self, client: client, url: url, pluginName: name, capabilities: capabilities)
+        let redirectConfinement = library.redirectConfinement
+        lock.withLock { confinement = redirectConfinement }
+        let connection = PluginConnection(owner: self, client: client, url: url, pluginName: name,
+                                          capabilities: capabilities, redirectConfinement: redirectConfinement)
         let token = PluginClientTable.shared.register(connection)
         let resume = capabilities.contains(.resume) ? ResumeRequest.parameters(of: request) : nil
         let body = needed == .write ? PluginRequestBuffer.body(of: request) : nil
@@ -83,6 +91,8 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, @unchecke
         }
         if let current { current.functions.stop(current.pointer) }
     }
+
+    var redirectConfinement: RedirectConfinement { lock.withLock { confinement } }
 
     func resumeProducing() {
         let current: Handle? = lock.withLock { stopped ? nil : handle }

@@ -275,6 +275,37 @@ struct HTTPProxyTests {
                 "the proxy credential was stored once the proxy let a request through")
     }
 
+    /// `Proxy-Authorization` no longer follows a redirect to another origin as a header field; the
+    /// credential Courier answers a proxy challenge with is not one (libcurl's proxy credentials),
+    /// so every hop through the proxy still carries it.
+    @Test func proxyCredentialsStillReachTheProxyAfterARedirectToAnotherOrigin() async throws {
+        let other = try FaultServer(routes: ["/landing": .respond(.ok(Data("other origin".utf8)))])
+        defer { other.stop() }
+        let origin = try FaultServer(routes: [
+            "/away": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", other.url("/landing").absoluteString)])),
+        ])
+        defer { origin.stop() }
+        let proxy = try ForwardProxy(.http, credentials: ("proxy-user", "proxy pass"))
+        defer { proxy.stop() }
+        let challenges = Locked(0)
+        let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, challenge, answer in
+            let count = challenges.withLock { $0 += 1; return $0 }
+            guard count <= 4, challenge.protectionSpace.isProxy() else { return answer(.cancelAuthenticationChallenge, nil) }
+            answer(.useCredential, URLCredential(user: "proxy-user", password: "proxy pass", persistence: .forSession))
+        }))
+        let session = HTTPTest.session(delegate: delegate) { $0.connectionProxyDictionary = Self.httpProxy(proxy) }
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: origin.url("/away"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(delegate.body(of: task) == Data("other origin".utf8))
+        let expected = "Basic " + Data("proxy-user:proxy pass".utf8).base64EncodedString()
+        let landing = try #require(proxy.requests.last)
+        #expect(landing.target.hasSuffix("/landing"), "\(landing.target)")
+        #expect(landing.header("Proxy-Authorization") == expected)
+        #expect(other.requests(for: "/landing").count == 1)
+    }
+
     @Test func proxyAuthenticationForATunnel() async throws {
         let server = try await HTTPTest.nginx()
         let proxy = try ForwardProxy(.http, credentials: ("proxy-user", "proxy pass"))

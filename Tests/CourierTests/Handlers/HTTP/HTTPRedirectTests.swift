@@ -288,17 +288,29 @@ struct HTTPRedirectTests {
         }
     }
 
-    @Test func sessionAuthorizationAndCookieDoNotFollowARedirectToAnotherOrigin() async throws {
+    /// Two servers, so two origins: `origin` redirects `/same` to its own `/landing` and `/away` to
+    /// `other`'s `/hop`, which redirects on to `other`'s `/landing`.
+    private static func twoOrigins() throws -> (origin: FaultServer, other: FaultServer) {
         let other = try FaultServer(routes: [
             "/hop": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", "/landing")])),
             "/landing": .respond(.ok(Data("other origin".utf8))),
         ])
+        do {
+            let origin = try FaultServer(routes: [
+                "/away": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", other.url("/hop").absoluteString)])),
+                "/same": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", "/landing")])),
+                "/landing": .respond(.ok(Data("same origin".utf8))),
+            ])
+            return (origin, other)
+        } catch {
+            other.stop()
+            throw error
+        }
+    }
+
+    @Test func sessionAuthorizationAndCookieDoNotFollowARedirectToAnotherOrigin() async throws {
+        let (origin, other) = try Self.twoOrigins()
         defer { other.stop() }
-        let origin = try FaultServer(routes: [
-            "/away": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", other.url("/hop").absoluteString)])),
-            "/same": .respond(.ok(Data(), status: 302, reason: "Found", headers: [("Location", "/landing")])),
-            "/landing": .respond(.ok(Data("same origin".utf8))),
-        ])
         defer { origin.stop() }
         let session = HTTPTest.session { configuration in
             configuration.httpAdditionalHeaders = ["Authorization": "Bearer session-secret", "Cookie": "sid=session-secret",
@@ -327,6 +339,38 @@ struct HTTPRedirectTests {
             #expect(request.header("Cookie") == nil, "\(request.path)")
             #expect(request.header("X-Session") == "kept", "\(request.path)")
         }
+    }
+
+    /// A `Proxy-Authorization` the app sets — on the request or in `httpAdditionalHeaders` — is sent
+    /// as a header field, which reaches the origin server on a direct connection: it stays within
+    /// the origin, as `Authorization` does.
+    @Test func appSetProxyAuthorizationDoesNotFollowARedirectToAnotherOrigin() async throws {
+        let (origin, other) = try Self.twoOrigins()
+        defer { other.stop() }
+        defer { origin.stop() }
+        let requestValue = "Basic " + Data("request:secret".utf8).base64EncodedString()
+        let sessionValue = "Basic " + Data("session:secret".utf8).base64EncodedString()
+
+        let plain = HTTPTest.session()
+        defer { plain.finishTasksAndInvalidate() }
+        for path in ["/same", "/away"] {
+            var request = URLRequest(url: origin.url(path))
+            request.setValue(requestValue, forHTTPHeaderField: "Proxy-Authorization")
+            let result = try await plain.loadData(request)
+            #expect(result.error == nil, "\(path): \(String(describing: result.error))")
+        }
+        let configured = HTTPTest.session { $0.httpAdditionalHeaders = ["Proxy-Authorization": sessionValue] }
+        defer { configured.finishTasksAndInvalidate() }
+        for path in ["/same", "/away"] {
+            let result = try await configured.loadData(origin.url(path))
+            #expect(result.error == nil, "\(path): \(String(describing: result.error))")
+        }
+        #expect(origin.requests(for: "/landing").map { $0.header("Proxy-Authorization") } == [requestValue, sessionValue])
+        #expect(origin.requests(for: "/away").map { $0.header("Proxy-Authorization") } == [requestValue, sessionValue])
+        // Two loads, each reaching the other origin's /hop and then its /landing.
+        let foreign = other.requests
+        #expect(foreign.map(\.path) == ["/hop", "/landing", "/hop", "/landing"])
+        #expect(foreign.allSatisfy { $0.header("Proxy-Authorization") == nil }, "\(foreign.map { $0.header("Proxy-Authorization") })")
     }
 
     @Test(arguments: ["file", "ftp://127.0.0.1:9/file.txt", "data:,delegate%20supplied"])
