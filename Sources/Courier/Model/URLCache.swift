@@ -7,7 +7,8 @@ import Synchronization
 /// are neither stored nor looked up. An HTTP response with `Vary` is returned only for requests
 /// whose varying headers equal those of the request it was stored for (see ``URLCacheVary``); one
 /// with `Vary: *` is never stored. A response a task stored for a request carrying cookies is
-/// returned only to requests carrying the same cookies (see ``URLCacheScope``). The memory store evicts the least recently used entries
+/// returned only to requests carrying the same cookies, and one stored without cookies only to
+/// requests without (see ``URLCacheScope``). The memory store evicts the least recently used entries
 /// beyond `memoryCapacity` (an entry costs its body size plus a small fixed overhead). When
 /// `diskCapacity` is above zero, responses stored with the `.allowed` policy are also written to
 /// the disk directory, one file per entry, and evicted by size beyond `diskCapacity`.
@@ -121,8 +122,8 @@ open class URLCache: NSObject, @unchecked Sendable {
     /// The cached response for a request, from memory or else from disk, or `nil`.
     ///
     /// A response found on disk is brought back into memory. A response stored with `Vary`
-    /// is returned only when the request's varying headers match, and one stored with a scope
-    /// (``URLCacheScope``) only for a request with the same scope.
+    /// is returned only when the request's varying headers match, and only for a request with the
+    /// scope it was stored with (``URLCacheScope``; none for requests the app makes).
     ///
     /// - Parameter request: The request; only `GET` requests can hit.
     open func cachedResponse(for request: URLRequest) -> CachedURLResponse? {

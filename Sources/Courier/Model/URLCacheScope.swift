@@ -5,10 +5,12 @@ import Foundation
 ///
 /// A task marks each request it loads with the scope its handler computed (the digest of the
 /// `Cookie` header the handler sends, from the request or from the session's cookie storage; see
-/// `CacheScopingURLProtocol`). `URLCache` keeps the scope of the request an entry was stored for,
-/// and returns a scoped entry only for a request with the same scope. An entry stored for a
-/// request without a scope (no cookies, or the app's own `storeCachedResponse(_:for:)` with a
-/// request it made) is returned for any request, as its headers and `Vary` allow.
+/// `CacheScopingURLProtocol`). `URLCache` keeps the scope of the request an entry was stored for
+/// and returns the entry only for a request with the same scope: an entry stored for Alice's
+/// cookies answers neither Bob's nor a request without cookies, and an entry stored without a
+/// scope (no cookies, or the app's own `storeCachedResponse(_:for:)` with a request it made)
+/// answers no request that sends cookies. The scope is part of the key, but there is still one
+/// entry per URL: storing under one scope replaces the entry of another.
 ///
 /// Scopes are digests, never credentials: the disk store persists them with the entry.
 enum URLCacheScope {
@@ -29,10 +31,9 @@ enum URLCacheScope {
         }
     }
 
-    /// Whether an entry stored with `stored` may answer `request`: always for an unscoped entry,
-    /// else only for a request with the same scope.
+    /// Whether an entry stored with `stored` may answer `request`: when both have the same scope,
+    /// or neither has one.
     static func request(_ request: URLRequest, mayUse stored: String?) -> Bool {
-        guard let stored else { return true }
-        return of(request) == stored
+        of(request) == stored
     }
 }
