@@ -7,17 +7,19 @@ import Musl
 import Darwin
 #endif
 
-/// One file of a persistent store (cookies, credentials), read and written safely.
+/// One file of a persistent store (cookies, credentials, the URL cache's entries), read and
+/// written safely.
 ///
 /// - Reading opens the file without following a symbolic link and checks what was opened (not
 ///   the path), so the checks and the read see the same file. A store file that is not a regular
-///   file, or larger than `maximumSize`, is reported as unreadable.
+///   file, or larger than `sizeLimit`, is reported as unreadable.
 /// - A symbolic link is refused, and so, with `ownerOnly`, is a file not owned by the effective
 ///   user or readable or writable by its group or others; a refused file is not read.
-/// - Writing creates the directory (mode 0700, tightened to 0700 when it exists, belongs to the
-///   user and is looser), writes a temporary file created with mode 0600 in the same directory,
-///   flushes it to disk and renames it over the target: readers see the old file or the new one,
-///   never half of one.
+/// - Writing prepares the directory (``PrivateDirectory``: mode 0700, tightened to 0700 when it
+///   exists, belongs to the user and is looser; with `strictDirectory`, a directory that is a
+///   symbolic link or another user's is refused), writes a temporary file created with mode 0600
+///   in the same directory, flushes it to disk (when asked to be durable) and renames it over the
+///   target: readers see the old file or the new one, never half of one.
 struct StoreFile: Sendable {
 
     /// What `read()` found.
@@ -33,7 +35,7 @@ struct StoreFile: Sendable {
         case unreadable
     }
 
-    /// The largest store file read (bigger ones are treated as damaged).
+    /// The largest store file read by default (bigger ones are treated as damaged).
     static let maximumSize = 16 * 1024 * 1024
 
     /// The file.
@@ -41,6 +43,13 @@ struct StoreFile: Sendable {
 
     /// Whether the file must belong to the user and be private to them to be read.
     let ownerOnly: Bool
+
+    /// The largest file read; a bigger one is reported as unreadable without being read.
+    var sizeLimit = StoreFile.maximumSize
+
+    /// Whether writing refuses a directory that is a symbolic link or belongs to another user
+    /// (see ``PrivateDirectory/prepare(_:strict:)``).
+    var strictDirectory = false
 
     /// Reads the whole file, applying the checks described on the type.
     func read() -> ReadResult {
@@ -57,7 +66,7 @@ struct StoreFile: Sendable {
         guard fstat(descriptor, &info) == 0 else { return .unreadable }
         guard info.st_mode & Self.fileTypeMask == Self.regularFileType else { return .unreadable }
         if ownerOnly, info.st_uid != geteuid() || info.st_mode & 0o077 != 0 { return .refused }
-        guard info.st_size <= Self.maximumSize else { return .unreadable }
+        guard info.st_size <= sizeLimit else { return .unreadable }
 
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -69,56 +78,45 @@ struct StoreFile: Sendable {
                 return .unreadable
             }
             data.append(contentsOf: buffer[0..<count])
-            guard data.count <= Self.maximumSize else { return .unreadable }
+            guard data.count <= sizeLimit else { return .unreadable }
         }
         return .contents(data)
     }
 
     /// Replaces the file's contents atomically; returns whether it worked.
     ///
-    /// - Parameter data: The new contents.
+    /// - Parameters:
+    ///   - data: The new contents.
+    ///   - durably: Whether the file and the rename are flushed to disk before returning (a cache
+    ///     entry, which may be lost, skips that cost).
     @discardableResult
-    func write(_ data: Data) -> Bool {
+    func write(_ data: Data, durably: Bool = true) -> Bool {
         let directory = url.deletingLastPathComponent()
-        guard Self.preparePrivateDirectory(directory) else { return false }
+        guard PrivateDirectory.prepare(directory, strict: strictDirectory) else { return false }
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
         // The umask can only remove permission bits, but say exactly what the file gets.
         var written = fchmod(descriptor, 0o600) == 0 && Self.writeAll(data, to: descriptor)
-        written = written && fsync(descriptor) == 0
+        written = written && (!durably || fsync(descriptor) == 0)
         close(descriptor)
         guard written, rename(temporary.path, url.path) == 0 else {
             unlink(temporary.path)
             return false
         }
-        Self.syncDirectory(directory)
+        if durably { Self.syncDirectory(directory) }
         return true
     }
 
-    /// Deletes the file, if there is one.
+    /// Deletes the file, if there is one (a symbolic link is removed, never what it points to).
     func remove() {
         unlink(url.path)
     }
 
     // MARK: - Helpers
 
-    private static let fileTypeMask: mode_t = 0o170000
+    static let fileTypeMask: mode_t = 0o170000
     private static let regularFileType: mode_t = 0o100000
-    private static let directoryType: mode_t = 0o040000
-
-    /// Creates `directory` (and its parents) with mode 0700, or tightens an existing directory
-    /// the user owns to 0700; returns whether `directory` is now a usable directory.
-    private static func preparePrivateDirectory(_ directory: URL) -> Bool {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        var info = stat()
-        guard stat(directory.path, &info) == 0, info.st_mode & fileTypeMask == directoryType else { return false }
-        if info.st_uid == geteuid(), info.st_mode & 0o077 != 0 {
-            _ = chmod(directory.path, 0o700)
-        }
-        return true
-    }
 
     /// Writes every byte of `data` to `descriptor`, retrying short and interrupted writes.
     private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {

@@ -6,7 +6,9 @@ import Synchronization
 /// Entries are keyed by the request's URL (without its fragment); requests with any other method
 /// are neither stored nor looked up. An HTTP response with `Vary` is returned only for requests
 /// whose varying headers equal those of the request it was stored for (see ``URLCacheVary``); one
-/// with `Vary: *` is never stored. The memory store evicts the least recently used entries
+/// with `Vary: *` is never stored. A response a task stored for a request carrying cookies is
+/// returned only to requests carrying the same cookies, and one stored without cookies only to
+/// requests without (see ``URLCacheScope``). The memory store evicts the least recently used entries
 /// beyond `memoryCapacity` (an entry costs its body size plus a small fixed overhead). When
 /// `diskCapacity` is above zero, responses stored with the `.allowed` policy are also written to
 /// the disk directory, one file per entry, and evicted by size beyond `diskCapacity`.
@@ -24,6 +26,8 @@ open class URLCache: NSObject, @unchecked Sendable {
         let storedAt: Date
         /// The varying request headers' values, for a response with `Vary`.
         let vary: URLCacheVary?
+        /// The scope of the request it was stored for (``URLCacheScope``).
+        let scope: String?
         let cost: Int
         var lastUse: UInt64
     }
@@ -60,7 +64,9 @@ open class URLCache: NSObject, @unchecked Sendable {
 
     /// Creates a cache.
     ///
-    /// The disk directory is created (with permissions 0700) when the first entry is written.
+    /// The disk directory is created (with permissions 0700) when the first entry is written; an
+    /// existing one of the user's is tightened to 0700, and one that is a symbolic link or belongs
+    /// to another user is not used at all (see ``URLCacheDiskStore``).
     ///
     /// - Parameters:
     ///   - memoryCapacity: The memory store's size limit in bytes; 0 disables it.
@@ -116,7 +122,8 @@ open class URLCache: NSObject, @unchecked Sendable {
     /// The cached response for a request, from memory or else from disk, or `nil`.
     ///
     /// A response found on disk is brought back into memory. A response stored with `Vary`
-    /// is returned only when the request's varying headers match.
+    /// is returned only when the request's varying headers match, and only for a request with the
+    /// scope it was stored with (``URLCacheScope``; none for requests the app makes).
     ///
     /// - Parameter request: The request; only `GET` requests can hit.
     open func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
@@ -124,7 +131,8 @@ open class URLCache: NSObject, @unchecked Sendable {
         enum MemoryLookup { case hit(CachedURLResponse), mismatch, miss }
         let fromMemory = state.withLock { state -> MemoryLookup in
             guard var entry = state.entries[key] else { return .miss }
-            guard URLCacheVary.request(request, matches: entry.vary, for: entry.response.response) else { return .mismatch }
+            guard URLCacheVary.request(request, matches: entry.vary, for: entry.response.response),
+                  URLCacheScope.request(request, mayUse: entry.scope) else { return .mismatch }
             state.clock &+= 1
             entry.lastUse = state.clock
             state.entries[key] = entry
@@ -136,10 +144,13 @@ open class URLCache: NSObject, @unchecked Sendable {
         case .miss: break
         }
         guard diskStore.capacity > 0, let stored = diskStore.entry(forKey: key),
-              URLCacheVary.request(request, matches: stored.vary, for: stored.response) else { return nil }
+              URLCacheVary.request(request, matches: stored.vary, for: stored.response),
+              URLCacheScope.request(request, mayUse: stored.scope) else { return nil }
         let response = CachedURLResponse(response: stored.response, data: stored.data, userInfo: nil,
                                          storagePolicy: stored.storagePolicy)
-        state.withLock { Self.insert(response, key: key, storedAt: stored.storedAt, vary: stored.vary, into: &$0) }
+        state.withLock {
+            Self.insert(response, key: key, storedAt: stored.storedAt, vary: stored.vary, scope: stored.scope, into: &$0)
+        }
         return response
     }
 
@@ -161,7 +172,8 @@ open class URLCache: NSObject, @unchecked Sendable {
     /// replace any disk copy); `.allowed` ones go to memory and, when `diskCapacity` is above
     /// zero, to disk. Requests other than `GET` are ignored. For an HTTP response with `Vary`, the
     /// request's values of the headers it names are kept with it; a response with `Vary: *`
-    /// removes the entry instead, as it could never be reused.
+    /// removes the entry instead, as it could never be reused. The scope a task marked its
+    /// request with (``URLCacheScope``) is kept too; a request the app made has none.
     ///
     /// - Parameters:
     ///   - cachedResponse: The response and body to store.
@@ -175,12 +187,13 @@ open class URLCache: NSObject, @unchecked Sendable {
             return
         }
         let vary = URLCacheVary(response: cachedResponse.response, request: request)
+        let scope = URLCacheScope.of(request)
         let now = Date()
-        state.withLock { Self.insert(cachedResponse, key: key, storedAt: now, vary: vary, into: &$0) }
+        state.withLock { Self.insert(cachedResponse, key: key, storedAt: now, vary: vary, scope: scope, into: &$0) }
         guard diskStore.capacity > 0 else { return }
         if policy == .allowed {
             diskStore.store(URLCacheDiskEntry(key: key, response: cachedResponse.response, data: cachedResponse.data,
-                                              storagePolicy: policy, storedAt: now, vary: vary))
+                                              storagePolicy: policy, storedAt: now, vary: vary, scope: scope))
         } else {
             diskStore.removeEntry(forKey: key) // a memory-only response replaces any disk copy
         }
@@ -188,7 +201,7 @@ open class URLCache: NSObject, @unchecked Sendable {
 
     /// Puts a response into the locked memory store, evicting as needed.
     private static func insert(_ response: CachedURLResponse, key: String, storedAt: Date, vary: URLCacheVary?,
-                               into state: inout State) {
+                               scope: String?, into state: inout State) {
         if let previous = state.entries.removeValue(forKey: key) {
             state.memoryUsage -= previous.cost
         }
@@ -196,7 +209,8 @@ open class URLCache: NSObject, @unchecked Sendable {
         guard cost <= state.memoryCapacity else { return }
         evict(&state, toFit: cost)
         state.clock &+= 1
-        state.entries[key] = MemoryEntry(response: response, storedAt: storedAt, vary: vary, cost: cost, lastUse: state.clock)
+        state.entries[key] = MemoryEntry(response: response, storedAt: storedAt, vary: vary, scope: scope, cost: cost,
+                                         lastUse: state.clock)
         state.memoryUsage += cost
     }
 

@@ -13,8 +13,14 @@ import Darwin
 /// - Files are named after a 64-bit FNV-1a hash of the cache key and hold the key itself, so a
 ///   hash collision is detected on read and treated as a miss.
 /// - Each file is written to a temporary file in the same directory and renamed over the
-///   target, so readers never see a half-written entry.
-/// - The directory is created on first write with permissions 0700, files with 0600.
+///   target, so readers never see a half-written entry (``StoreFile``, without flushing to disk).
+/// - The directory is created on first write with permissions 0700, files with 0600. An existing
+///   directory of the user's is tightened to 0700 on first use; a directory that is a symbolic
+///   link or belongs to another user is refused: the store then reads and writes nothing.
+/// - An entry is opened without following a symbolic link and read only when it is a regular
+///   file of the user's, private to them (no group or other permission bits), and no larger than
+///   the capacity (``StoreFile/read()``). Any other file under an entry's name is a miss and is
+///   removed (the link itself, never what it points to).
 /// - When the total size exceeds the capacity, the least recently used entries are deleted.
 /// - The index (sizes, store dates, use order) is kept in memory and rebuilt from the directory
 ///   the first time the store is used; store dates survive as the files' modification dates.
@@ -35,6 +41,8 @@ final class URLCacheDiskStore: Sendable {
         var usage = 0
         var clock: UInt64 = 0
         var loaded = false
+        /// The directory may not be used (``PrivateDirectory/State/refused``).
+        var refused = false
     }
 
     /// The directory holding the entries.
@@ -75,11 +83,10 @@ final class URLCacheDiskStore: Sendable {
         state.withLock { state -> URLCacheDiskEntry? in
             loadIfNeeded(&state)
             let name = Self.fileName(forKey: key)
-            guard state.index[name] != nil else { return nil }
-            let url = directory.appendingPathComponent(name)
-            guard let contents = try? Data(contentsOf: url),
+            guard !state.refused, state.index[name] != nil else { return nil }
+            guard case .contents(let contents) = file(named: name, capacity: state.capacity).read(),
                   let entry = Self.decode(contents) else {
-                // Unreadable or corrupt: drop it so it stops taking space.
+                // Missing, refused, unreadable or corrupt: drop it so it stops taking space.
                 remove(name, from: &state)
                 return nil
             }
@@ -96,11 +103,12 @@ final class URLCacheDiskStore: Sendable {
         guard let encoded = Self.encode(entry) else { return }
         state.withLock { state in
             loadIfNeeded(&state)
+            guard !state.refused else { return }
             let name = Self.fileName(forKey: entry.key)
             remove(name, from: &state)
             guard encoded.count <= state.capacity else { return }
             evict(&state, toFit: encoded.count)
-            guard writeAtomically(encoded, name: name) else { return }
+            guard file(named: name, capacity: state.capacity).write(encoded, durably: false) else { return }
             state.clock &+= 1
             state.index[name] = IndexEntry(size: encoded.count, storedAt: entry.storedAt, lastUse: state.clock)
             state.usage += encoded.count
@@ -135,10 +143,17 @@ final class URLCacheDiskStore: Sendable {
 
     // MARK: - Index
 
-    /// Builds the index from the files already in the directory (once).
+    /// Checks the directory and builds the index from the files already in it (once).
     private func loadIfNeeded(_ state: inout State) {
         guard !state.loaded else { return }
         state.loaded = true
+        switch PrivateDirectory.inspect(directory, strict: true) {
+        case .missing: return
+        case .refused:
+            state.refused = true
+            return
+        case .usable: break
+        }
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         guard let files = try? FileManager.default.contentsOfDirectory(
             at: directory, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles]) else { return }
@@ -169,29 +184,17 @@ final class URLCacheDiskStore: Sendable {
     private func remove(_ name: String, from state: inout State) {
         guard let entry = state.index.removeValue(forKey: name) else { return }
         state.usage -= entry.size
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        file(named: name, capacity: state.capacity).remove()
     }
 
     // MARK: - Files
 
-    /// Writes `data` to a temporary file and renames it to `name`; returns whether it worked.
-    private func writeAtomically(_ data: Data, name: String) -> Bool {
-        let fileManager = FileManager.default
-        do {
-            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o700])
-        } catch {
-            return false
-        }
-        let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
-        guard fileManager.createFile(atPath: temporary.path, contents: data,
-                                     attributes: [.posixPermissions: 0o600]) else { return false }
-        let target = directory.appendingPathComponent(name)
-        guard rename(temporary.path, target.path) == 0 else {
-            try? fileManager.removeItem(at: temporary)
-            return false
-        }
-        return true
+    /// The entry file `name`: read only when it is the user's own private regular file of at most
+    /// `capacity` bytes (no entry this store writes is larger), written into a directory that is
+    /// the user's own.
+    private func file(named name: String, capacity: Int) -> StoreFile {
+        StoreFile(url: directory.appendingPathComponent(name, isDirectory: false), ownerOnly: true,
+                  sizeLimit: capacity, strictDirectory: true)
     }
 
     /// The file name for a cache key: `<16 hex digits>.cache`.
@@ -221,6 +224,8 @@ final class URLCacheDiskStore: Sendable {
         var storedAt: Double
         /// The varying request headers' values (absent in files written without them).
         var vary: [String: String]?
+        /// The scope of the request it was stored for (``URLCacheScope``; absent: none).
+        var scope: String?
     }
 
     /// File layout: the magic bytes, the metadata's length (4 bytes, big-endian), the metadata
@@ -234,7 +239,7 @@ final class URLCacheDiskStore: Sendable {
                                 statusCode: nil, httpVersion: nil, headerFields: nil,
                                 storagePolicy: entry.storagePolicy.rawValue,
                                 storedAt: entry.storedAt.timeIntervalSince1970,
-                                vary: entry.vary?.values)
+                                vary: entry.vary?.values, scope: entry.scope)
         if let http = response as? HTTPURLResponse {
             metadata.statusCode = http.statusCode
             metadata.httpVersion = http.httpVersion
@@ -279,7 +284,7 @@ final class URLCacheDiskStore: Sendable {
         return URLCacheDiskEntry(key: metadata.key, response: response,
                                  data: Data(contents[metadataEnd...]), storagePolicy: policy,
                                  storedAt: Date(timeIntervalSince1970: metadata.storedAt),
-                                 vary: metadata.vary.map(URLCacheVary.init(values:)))
+                                 vary: metadata.vary.map(URLCacheVary.init(values:)), scope: metadata.scope)
     }
 }
 
@@ -297,4 +302,6 @@ struct URLCacheDiskEntry: Sendable {
     var storedAt: Date
     /// The values of the request headers the response varies on, if it has `Vary`.
     var vary: URLCacheVary? = nil
+    /// The scope of the request it was stored for (``URLCacheScope``), if any.
+    var scope: String? = nil
 }

@@ -99,8 +99,12 @@ extension URLSessionTask {
                      generation: nil)
             return
         }
-        // The handler class's canonical form is what it loads and what the cache is keyed by.
-        let prepared = handlerType.canonicalRequest(for: requested)
+        // The handler class's canonical form is what it loads and what the cache is keyed by; the
+        // scope of the credentials it sends decides which cached responses it may use.
+        var prepared = handlerType.canonicalRequest(for: requested)
+        let environment = session.environment
+        let scoping = environment.cache == nil ? nil : handlerType as? any CacheScopingURLProtocol.Type
+        URLCacheScope.mark(&prepared, with: scoping?.cacheScope(for: prepared, environment: environment))
         let cachedResponse: CachedURLResponse?
         switch cacheLookup(for: prepared) {
         case .load(let cached):

@@ -206,6 +206,12 @@ final class HTTPAuthentication: @unchecked Sendable {
         }
     }
 
+    /// Whether the next attempt sends a credential to the server (libcurl then adds
+    /// `Authorization`).
+    var sendsServerCredential: Bool {
+        lock.withLock { serverAttempt?.credential.user != nil }
+    }
+
     /// The proxy credential being sent, as libcurl takes it (user, password, `CURLAUTH_*` mask),
     /// for other connections to the same proxy (the server-trust probe).
     var proxyCredential: ProxyCredential? {

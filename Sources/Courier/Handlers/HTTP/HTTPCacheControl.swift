@@ -27,6 +27,10 @@ struct HTTPCacheControl: Equatable, Sendable {
     var minFresh: TimeInterval?
     /// `immutable` (RFC 8246): the response will not change while fresh.
     var immutable = false
+    /// `public`: any cache may store the response, also one answering an authorized request.
+    var isPublic = false
+    /// `private` (with or without field names): the response is for one user only.
+    var isPrivate = false
 
     /// Directives with every value absent.
     init() {}
@@ -44,6 +48,8 @@ struct HTTPCacheControl: Equatable, Sendable {
             case "max-stale": maxStale = argument.map { Self.seconds($0) ?? 0 } ?? .infinity
             case "min-fresh": minFresh = Self.seconds(argument) ?? 0
             case "immutable": immutable = true
+            case "public": isPublic = true
+            case "private": isPrivate = true
             default: break
             }
         }

@@ -10,20 +10,38 @@ enum HTTPCacheStorage {
     /// Methods that do not change the resource: their responses never invalidate a stored one.
     static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
-    /// The storage policy the handler reports with `response` to `request`.
+    /// The storage policy the handler reports with `response` to `request`, which was sent with
+    /// `credentials`.
     ///
     /// `.allowed` for a `GET` response with a status in ``cacheableStatuses``, unless the request
     /// or the response says `no-store`, the response has `Vary: *`, or the request carries the
-    /// caller's own conditional or range headers; `.notAllowed` otherwise. (`private` responses
-    /// are allowed: Courier's cache belongs to one client. Whether the body is small enough for
-    /// the cache is the task's decision.)
-    static func policy(for response: HTTPURLResponse, request: URLRequest) -> URLCache.StoragePolicy {
+    /// caller's own conditional or range headers; `.notAllowed` otherwise. The cache is shared by
+    /// sessions and runs, so users are kept apart (see ``HTTPCacheCredentials``):
+    /// - a response to a load that authorized itself is stored only when it is `public` and not
+    ///   `private` (RFC 9111 §3.5; `s-maxage` and `must-revalidate`, which the RFC also accepts,
+    ///   do not count: Courier's freshness is a private cache's, and neither says the content is
+    ///   the same for every user);
+    /// - a response that sets cookies is stored only when it is `public` (it would hand one user's
+    ///   new cookies to the next);
+    /// - a response to a load that sent cookies is stored only under the scope made from those
+    ///   very cookies (the task marked the request with it; a cookie added in between makes it
+    ///   not stored).
+    ///
+    /// Otherwise `private` responses are stored: no credential identifies the user they are for.
+    /// Whether the body is small enough for the cache is the task's decision.
+    static func policy(for response: HTTPURLResponse, request: URLRequest,
+                       credentials: HTTPCacheCredentials = HTTPCacheCredentials()) -> URLCache.StoragePolicy {
+        let control = HTTPCacheControl(response: response)
+        let shared = control.isPublic && !control.isPrivate
         guard (request.httpMethod ?? "GET").uppercased() == "GET",
               cacheableStatuses.contains(response.statusCode),
               !HTTPCacheControl(request: request).noStore,
-              !HTTPCacheControl(response: response).noStore,
+              !control.noStore,
               !URLCacheVary.variesOnEverything(response),
-              !HTTPCacheValidation.callerConditionHeaders.contains(where: { request.value(forHTTPHeaderField: $0) != nil })
+              !HTTPCacheValidation.callerConditionHeaders.contains(where: { request.value(forHTTPHeaderField: $0) != nil }),
+              shared || !credentials.authorizes,
+              shared || response.value(forHTTPHeaderField: "Set-Cookie") == nil,
+              credentials.matchScope(of: request)
         else { return .notAllowed }
         return .allowed
     }

@@ -11,6 +11,13 @@ enum HTTPCookieHandling {
         return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
     }
 
+    /// The `Cookie` header the handler sends with `request`: the request's own (none when it is
+    /// empty), else the stored cookies for its URL (``cookieHeader(for:environment:)``).
+    static func sentCookieHeader(for request: URLRequest, environment: HandlerEnvironment) -> String? {
+        if let own = request.value(forHTTPHeaderField: "Cookie") { return own.isEmpty ? nil : own }
+        return cookieHeader(for: request, environment: environment)
+    }
+
     /// Stores the cookies `response` sets.
     static func store(from response: HTTPURLResponse, for request: URLRequest, environment: HandlerEnvironment) {
         guard environment.shouldSetCookies, request.httpShouldHandleCookies,

@@ -28,7 +28,10 @@ enum HTTPTransferConfiguration {
     /// than libcurl's 64 KiB (its largest is 2 MiB).
     static let uploadBufferSize = 1024 * 1024
 
-    static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) {
+    /// Sets `transfer` up for `request`; returns the `Cookie` header it sends, if any (the
+    /// request's own or the session's stored cookies).
+    @discardableResult
+    static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) -> String? {
         guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
         guard let (address, isURLString) = addressAndOrigin(of: url),
               transfer.setURL(address, reportedAs: isURLString ? url : nil) else {
@@ -70,7 +73,8 @@ enum HTTPTransferConfiguration {
         if let resume = ResumeRequest.parameters(of: request), !names.contains("range") {
             lines += HTTPResumeSupport.requestHeaders(offset: resume.offset, validator: resume.validator)
         }
-        if !names.contains("cookie"), let cookie = HTTPCookieHandling.cookieHeader(for: request, environment: environment) {
+        let cookie = HTTPCookieHandling.sentCookieHeader(for: request, environment: environment)
+        if !names.contains("cookie"), let cookie {
             lines.append("Cookie: \(cookie)")
         }
         try HTTPRequestHeadValidation.validate(addedLines: lines[requestLineCount...], url: url)
@@ -95,5 +99,6 @@ enum HTTPTransferConfiguration {
         HTTPProxyConfiguration.apply(environment.proxyDictionary, for: url, to: transfer)
         // The proxy's answer to CONNECT is not the server's response: keep it from the header parser.
         transfer.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        return cookie
     }
 }

@@ -34,10 +34,16 @@ extension HTTPURLProtocol {
 
     /// After a transfer that ended with a `304` to the revalidation: stores the stored response
     /// with the 304's headers in the session's cache (which also restarts its age) and reports it
-    /// with `cachedResponseIsValid`. Returns whether it did.
+    /// with `cachedResponseIsValid`. Returns whether it did. When the refreshed headers no longer
+    /// let the response be stored for this load's credentials, the entry is removed instead.
     func finishRevalidationIfAnswered() -> Bool {
         guard let refreshed = cacheExchange.takeRefreshed() else { return false }
-        environment.cache?.storeCachedResponse(refreshed, for: request)
+        if let http = refreshed.response as? HTTPURLResponse,
+           HTTPCacheStorage.policy(for: http, request: request, credentials: lock.withLock { sentCredentials }) == .notAllowed {
+            environment.cache?.removeCachedResponse(for: request)
+        } else {
+            environment.cache?.storeCachedResponse(refreshed, for: request)
+        }
         client?.urlProtocol(self, cachedResponseIsValid: refreshed)
         return true
     }
@@ -49,6 +55,12 @@ extension HTTPURLProtocol {
            let cache = environment.cache {
             cache.removeCachedResponse(for: URLRequest(url: url))
         }
-        return HTTPCacheStorage.policy(for: response, request: request)
+        return HTTPCacheStorage.policy(for: response, request: request, credentials: lock.withLock { sentCredentials })
+    }
+
+    /// The scope the responses to `request` are cached under: the digest of the cookies it will
+    /// send (``HTTPCacheCredentials/scope(ofCookie:)``), `nil` without cookies.
+    static func cacheScope(for request: URLRequest, environment: HandlerEnvironment) -> String? {
+        HTTPCacheCredentials.scope(ofCookie: HTTPCookieHandling.sentCookieHeader(for: request, environment: environment))
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 /// Every method guards the handler's state with its lock, so the task starts, stops and resumes it
 /// directly from any thread (``ConcurrentURLProtocol``).
 final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
-    ConcurrentURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+    ConcurrentURLProtocol, CacheScopingURLProtocol, CurlTransferDelegate, @unchecked Sendable {
     static let schemes: [BuiltInScheme] = [.http, .https]
 
     /// Where one load is.
@@ -53,6 +53,8 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     private var replacementBodyStream: InputStream?
     /// The revalidation of a stored response, if this load is one (`HTTPURLProtocol+Caching.swift`).
     let cacheExchange = HTTPCacheExchange()
+    /// What the current attempt sends that ties its response to a user (for the storage policy).
+    var sentCredentials = HTTPCacheCredentials()
 
     /// Every http and https request: one whose URL has no host is taken too, and fails in
     /// ``startLoading()`` with `badURL` saying so (as FoundationNetworking's "HTTP URL must have a
@@ -103,12 +105,15 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             }) {
                 outgoing.httpBodyStream = stream
             }
-            try HTTPTransferConfiguration.configure(transfer, for: outgoing, environment: environment)
+            let cookie = try HTTPTransferConfiguration.configure(transfer, for: outgoing, environment: environment)
             authentication.apply(to: transfer)
             let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: url)
             lock.withLock { acceptedServer ?? remembered }?.apply(to: transfer)
             if let remembered { lock.withLock { if acceptedServer == nil { acceptedServer = remembered } } }
-            if let files = lock.withLock({ clientCertificate }) { HTTPClientCertificate.apply(files, to: transfer) }
+            let files = lock.withLock { clientCertificate }
+            if let files { HTTPClientCertificate.apply(files, to: transfer) }
+            let authorizes = HTTPCacheCredentials.requestAuthorizes(outgoing) || authentication.sendsServerCredential || files != nil
+            lock.withLock { sentCredentials = HTTPCacheCredentials(authorizes: authorizes, cookie: cookie) }
         } catch {
             fail(error, expecting: expected)
             return
