@@ -20,7 +20,8 @@ extension KnownHostsFile {
     /// owned by another user, writable by its group or others, or has other hard links — anyone
     /// who could write it could make Courier trust their key. The line is written with one `write`
     /// to a file opened `O_APPEND`, so concurrent writers (another Courier, `ssh`) never interleave
-    /// inside it; a newline goes first when the file does not end with one.
+    /// inside it; a newline goes first when the file does not end with one (the file is opened for
+    /// reading too, to see its last byte).
     static func append(_ line: String, to url: URL) throws(AppendError) {
         let path = url.path
         let directory = url.deletingLastPathComponent().path
@@ -30,7 +31,7 @@ extension KnownHostsFile {
                 throw AppendError(reason: "The directory \(directory) could not be created (\(String(cString: strerror(errno)))).")
             }
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard fd >= 0 else {
             let detail = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
             throw AppendError(reason: "The known-hosts file \(path) could not be opened for writing: \(detail).")
