@@ -27,13 +27,10 @@ extension SFTPTests {
                           seen: Locked<[URLAuthenticationChallenge]>,
                           configure: @escaping (URLSessionConfiguration) -> Void) async throws -> (any Error)? {
             let delegate = SFTPTest.hostKeyDelegate(.performDefaultHandling, seen: seen)
-            let session = SFTPTest.session(server, delegate: delegate) {
+            let task = try await SFTPTest.loadHello(server, port: port, delegate: delegate) {
                 $0.sshStrictHostKeyChecking = strictness
                 configure($0)
             }
-            defer { session.finishTasksAndInvalidate() }
-            let task = session.dataTask(with: server.url(SSHServer.Files.hello, password: true, port: port))
-            try await SFTPTest.run(task, delegate)
             return delegate.error(of: task)
         }
 

@@ -15,10 +15,7 @@ extension SFTPTests {
                                                                                       hostKeyChallenges: Int) {
             let seen = Locked<[URLAuthenticationChallenge]>([])
             let delegate = SFTPTest.acceptingHostKeyDelegate(seen: seen)
-            let session = SFTPTest.session(server, delegate: delegate) { $0.sshKnownHostsURL = file }
-            defer { session.finishTasksAndInvalidate() }
-            let task = session.dataTask(with: server.url(SSHServer.Files.hello, password: true, port: port))
-            try await SFTPTest.run(task, delegate)
+            let task = try await SFTPTest.loadHello(server, port: port, delegate: delegate) { $0.sshKnownHostsURL = file }
             return (delegate.error(of: task), delegate.body(of: task), SFTPTest.hostKeyChallenges(seen.current).count)
         }
 

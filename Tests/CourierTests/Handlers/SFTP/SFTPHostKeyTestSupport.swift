@@ -52,6 +52,17 @@ extension SFTPTest {
         URLCredential(sshHostKeyFingerprint: challenge.protectionSpace.sshHostKeyFingerprint ?? "")
     }
 
+    /// Runs a task for hello.txt on the sshd at `port` (the main one when nil) in a new session with
+    /// `delegate`, configured by `configure`; the finished task.
+    static func loadHello(_ server: SSHServer, port: Int? = nil, delegate: EventDelegate,
+                          configure: (URLSessionConfiguration) -> Void) async throws -> URLSessionTask {
+        let session = SFTPTest.session(server, delegate: delegate, configure: configure)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url(SSHServer.Files.hello, password: true, port: port))
+        try await SFTPTest.run(task, delegate)
+        return task
+    }
+
     /// The host-key challenges among `challenges`.
     static func hostKeyChallenges(_ challenges: [URLAuthenticationChallenge]) -> [URLAuthenticationChallenge] {
         challenges.filter { $0.protectionSpace.authenticationMethod == NSURLAuthenticationMethodSSHHostKey }
