@@ -16,6 +16,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     private static let userKey = "NS._user"
     private static let passwordKey = "NS._password"
     private static let persistenceKey = "NS._persistence"
+    private static let sshHostKeyFingerprintKey = "Courier._sshHostKeyFingerprint"
 
     /// Creates a password credential.
     ///
@@ -144,12 +145,15 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _trust = nil
         _clientCertificate = nil
         _sshPrivateKey = nil
-        _sshHostKeyFingerprint = nil
+        _sshHostKeyFingerprint = aDecoder.containsValue(forKey: Self.sshHostKeyFingerprintKey)
+            ? aDecoder.decodeObject(of: NSString.self, forKey: Self.sshHostKeyFingerprintKey).map { String(describing: $0) }
+            : nil
         _persistence = UInt(exactly: rawPersistence).flatMap(Persistence.init(rawValue:)) ?? .none
         super.init()
     }
 
-    /// Writes the user, password and persistence to a keyed archiver (other coders are ignored).
+    /// Writes the user, password, persistence and SSH host-key fingerprint (if any) to a keyed
+    /// archiver (other coders are ignored).
     ///
     /// - Parameter aCoder: A keyed archiver.
     open func encode(with aCoder: NSCoder) {
@@ -157,6 +161,9 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         aCoder.encode(NSString(string: _user), forKey: Self.userKey)
         aCoder.encode(NSString(string: _password), forKey: Self.passwordKey)
         aCoder.encode(Int(_persistence.rawValue), forKey: Self.persistenceKey)
+        if let fingerprint = _sshHostKeyFingerprint {
+            aCoder.encode(NSString(string: fingerprint), forKey: Self.sshHostKeyFingerprintKey)
+        }
     }
 
     /// Always `true`: credentials decode safely from secure archives.

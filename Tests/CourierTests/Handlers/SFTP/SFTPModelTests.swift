@@ -74,7 +74,7 @@ struct SFTPModelTests {
         #expect(URLSessionConfiguration.default.sshStrictHostKeyChecking == .yes)
     }
 
-    @Test func hostKeyCredential() {
+    @Test func hostKeyCredential() throws {
         let fingerprint = "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s"
         let credential = URLCredential(sshHostKeyFingerprint: fingerprint)
         #expect(credential.sshHostKeyFingerprint == fingerprint)
@@ -86,6 +86,10 @@ struct SFTPModelTests {
         #expect(credential != URLCredential(sshHostKeyFingerprint: "SHA256:other"))
         #expect(credential != URLCredential(user: "", password: "", persistence: .forSession))
         #expect(URLCredential(user: "u", password: "p", persistence: .none).sshHostKeyFingerprint == nil)
+        let archive = try NSKeyedArchiver.archivedData(withRootObject: credential, requiringSecureCoding: true)
+        let decoded = try NSKeyedUnarchiver.unarchivedObject(ofClass: URLCredential.self, from: archive)
+        #expect(decoded?.sshHostKeyFingerprint == fingerprint)
+        #expect(decoded == credential)
     }
 
     @Test func remotePaths() {
