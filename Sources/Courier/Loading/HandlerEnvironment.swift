@@ -26,6 +26,8 @@ struct HandlerEnvironment: @unchecked Sendable {
     var tlsTrustAnchors: TLSTrustAnchors?
     /// `sshKnownHostsURL`: the known-hosts file for SSH host keys (`nil`: the user's and the system's).
     var sshKnownHostsURL: URL?
+    /// `sshStrictHostKeyChecking`: whether unknown SSH hosts are asked about or recorded.
+    var sshStrictHostKeyChecking = SSHStrictHostKeyChecking.yes
     /// Where the SSH agent socket and the default identity files are.
     var sshUserEnvironment = SSHUserEnvironment.process
 

@@ -11,10 +11,12 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     private let _trust: SecTrust?
     private let _clientCertificate: ClientCertificateFiles?
     private let _sshPrivateKey: SSHPrivateKeyFile?
+    private let _sshHostKeyFingerprint: String?
 
     private static let userKey = "NS._user"
     private static let passwordKey = "NS._password"
     private static let persistenceKey = "NS._persistence"
+    private static let sshHostKeyFingerprintKey = "Courier._sshHostKeyFingerprint"
 
     /// Creates a password credential.
     ///
@@ -29,6 +31,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _trust = nil
         _clientCertificate = nil
         _sshPrivateKey = nil
+        _sshHostKeyFingerprint = nil
         super.init()
     }
 
@@ -55,6 +58,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _trust = nil
         _clientCertificate = nil
         _sshPrivateKey = SSHPrivateKeyFile(url: privateKeyURL, passphrase: passphrase)
+        _sshHostKeyFingerprint = nil
         super.init()
     }
 
@@ -67,6 +71,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _trust = trust
         _clientCertificate = nil
         _sshPrivateKey = nil
+        _sshHostKeyFingerprint = nil
         super.init()
     }
 
@@ -89,8 +94,34 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _clientCertificate = ClientCertificateFiles(certificate: clientCertificateURL, privateKey: privateKeyURL,
                                                     passphrase: passphrase)
         _sshPrivateKey = nil
+        _sshHostKeyFingerprint = nil
         super.init()
     }
+
+    /// A credential that accepts one SSH host key: the answer that lets an `sftp:` load trust a
+    /// server whose key is not in the known-hosts files (an `NSURLAuthenticationMethodSSHHostKey`
+    /// challenge). It accepts the key only when `fingerprint` is exactly the challenge's
+    /// `protectionSpace.sshHostKeyFingerprint` (`SHA256:` and unpadded base64, as `ssh-keygen -l`
+    /// prints it); any other answer to such a challenge refuses the key. The key is then trusted
+    /// for the rest of the session; nothing is written to the known-hosts file.
+    ///
+    /// Its persistence is `.forSession`; it has no user or password.
+    ///
+    /// - Parameter fingerprint: The SHA-256 fingerprint of the host key to accept.
+    public init(sshHostKeyFingerprint fingerprint: String) {
+        _user = ""
+        _password = ""
+        _persistence = .forSession
+        _trust = nil
+        _clientCertificate = nil
+        _sshPrivateKey = nil
+        _sshHostKeyFingerprint = fingerprint
+        super.init()
+    }
+
+    /// The SHA-256 fingerprint of the SSH host key this credential accepts, for credentials made
+    /// with ``init(sshHostKeyFingerprint:)``; `nil` for every other credential.
+    public var sshHostKeyFingerprint: String? { _sshHostKeyFingerprint }
 
     /// The certificate files of a client-certificate credential.
     var clientCertificate: ClientCertificateFiles? { _clientCertificate }
@@ -114,11 +145,15 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         _trust = nil
         _clientCertificate = nil
         _sshPrivateKey = nil
+        _sshHostKeyFingerprint = aDecoder.containsValue(forKey: Self.sshHostKeyFingerprintKey)
+            ? aDecoder.decodeObject(of: NSString.self, forKey: Self.sshHostKeyFingerprintKey).map { String(describing: $0) }
+            : nil
         _persistence = UInt(exactly: rawPersistence).flatMap(Persistence.init(rawValue:)) ?? .none
         super.init()
     }
 
-    /// Writes the user, password and persistence to a keyed archiver (other coders are ignored).
+    /// Writes the user, password, persistence and SSH host-key fingerprint (if any) to a keyed
+    /// archiver (other coders are ignored).
     ///
     /// - Parameter aCoder: A keyed archiver.
     open func encode(with aCoder: NSCoder) {
@@ -126,6 +161,9 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         aCoder.encode(NSString(string: _user), forKey: Self.userKey)
         aCoder.encode(NSString(string: _password), forKey: Self.passwordKey)
         aCoder.encode(Int(_persistence.rawValue), forKey: Self.persistenceKey)
+        if let fingerprint = _sshHostKeyFingerprint {
+            aCoder.encode(NSString(string: fingerprint), forKey: Self.sshHostKeyFingerprintKey)
+        }
     }
 
     /// Always `true`: credentials decode safely from secure archives.
@@ -150,7 +188,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         guard let other = object as? URLCredential else { return false }
         if other === self { return true }
         return other.user == user && other.password == password && other.persistence == persistence
-            && other._sshPrivateKey == _sshPrivateKey
+            && other._sshPrivateKey == _sshPrivateKey && other._sshHostKeyFingerprint == _sshHostKeyFingerprint
     }
 
     /// A hash consistent with `isEqual(_:)`.
@@ -160,6 +198,7 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
         hasher.combine(password)
         hasher.combine(persistence)
         hasher.combine(_sshPrivateKey)
+        hasher.combine(_sshHostKeyFingerprint)
         return hasher.finalize()
     }
 
@@ -167,13 +206,15 @@ open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendab
     open var persistence: URLCredential.Persistence { _persistence }
 
     /// The user name.
-    open var user: String? { _trust == nil && _clientCertificate == nil ? _user : nil }
+    open var user: String? { _trust == nil && _clientCertificate == nil && _sshHostKeyFingerprint == nil ? _user : nil }
 
-    /// The password; `nil` for server-trust, client-certificate and SSH-key credentials.
-    open var password: String? { _trust == nil && _clientCertificate == nil && _sshPrivateKey == nil ? _password : nil }
+    /// The password; `nil` for server-trust, client-certificate, SSH-key and SSH host-key credentials.
+    open var password: String? { hasPassword ? _password : nil }
 
     /// Whether the credential carries a password; always `true` for password credentials.
-    open var hasPassword: Bool { _trust == nil && _clientCertificate == nil && _sshPrivateKey == nil }
+    open var hasPassword: Bool {
+        _trust == nil && _clientCertificate == nil && _sshPrivateKey == nil && _sshHostKeyFingerprint == nil
+    }
 
     /// A summary naming the user and persistence; the password is never printed.
     override open var description: String {

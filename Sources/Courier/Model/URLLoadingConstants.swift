@@ -29,10 +29,12 @@ public let NSURLAuthenticationMethodClientCertificate: String = "NSURLAuthentica
 public let NSURLAuthenticationMethodServerTrust: String = "NSURLAuthenticationMethodServerTrust"
 
 /// SSH host-key verification (Courier's `sftp:` handler): the server's host key is not in the known-hosts
-/// file, or differs from the key recorded there. The protection space's realm names the key
-/// (``URLProtectionSpace/sshHostKeyType`` and ``URLProtectionSpace/sshHostKeyFingerprint``); answer
-/// `.useCredential` (with any credential, or none) to accept the key for the rest of the session,
-/// `.performDefaultHandling` or `.rejectProtectionSpace` to refuse it, `.cancelAuthenticationChallenge` to cancel.
+/// files (a changed or revoked key is refused without a challenge). The protection space's realm names
+/// the key (``URLProtectionSpace/sshHostKeyType`` and ``URLProtectionSpace/sshHostKeyFingerprint``);
+/// answer `.useCredential` with `URLCredential(sshHostKeyFingerprint:)` carrying that fingerprint to
+/// accept the key for the rest of the session. Every other answer — a `nil` or other credential,
+/// `.performDefaultHandling`, `.rejectProtectionSpace` — refuses it; `.cancelAuthenticationChallenge`
+/// cancels the task.
 public let NSURLAuthenticationMethodSSHHostKey: String = "NSURLAuthenticationMethodSSHHostKey"
 
 // MARK: - Credential storage

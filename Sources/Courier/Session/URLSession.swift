@@ -106,6 +106,7 @@ open class URLSession: NSObject, @unchecked Sendable {
                                          requestTimeout: copy.timeoutIntervalForRequest)
             environment.waitsForConnectivity = copy.waitsForConnectivity
             environment.sshKnownHostsURL = copy.sshKnownHostsURL
+            environment.sshStrictHostKeyChecking = copy.sshStrictHostKeyChecking
             environment.sshUserEnvironment = copy.sshUserEnvironment ?? .process
             let lowest = copy.tlsMinimumSupportedProtocolVersion.rawValue
             environment.tlsVersions = lowest...max(lowest, copy.tlsMaximumSupportedProtocolVersion.rawValue)

@@ -30,6 +30,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t = .TLSv12
         var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t = .TLSv13
         var sshKnownHostsURL: URL?
+        var sshStrictHostKeyChecking = SSHStrictHostKeyChecking.yes
         var sshUserEnvironment: SSHUserEnvironment?
         var tlsTrustAnchors: TLSTrustAnchors?
     }
@@ -225,14 +226,27 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     /// The OpenSSH known-hosts file `sftp:` loads check server host keys against; `nil` (the
     /// default) means `~/.ssh/known_hosts` together with the system-wide `/etc/ssh/ssh_known_hosts`.
     ///
-    /// The file is read, never written: plain and hashed (`|1|…`) host names, and `[host]:port`
-    /// entries for servers on ports other than 22, as OpenSSH writes them. A host whose key is not
-    /// in the file, or differs from the one recorded there, raises a challenge with
-    /// `NSURLAuthenticationMethodSSHHostKey`; a key the delegate accepts is trusted for the rest of
-    /// the session only.
+    /// Entries are read as OpenSSH writes them: plain, wildcard (`*`, `?`, `!`) and hashed (`|1|…`)
+    /// host names, `[host]:port` for servers on ports other than 22, `@revoked` keys (refused
+    /// outright); `@cert-authority` lines are skipped. Only the key types recorded for a host are
+    /// negotiated with it. A host whose key is not in the file raises a challenge with
+    /// `NSURLAuthenticationMethodSSHHostKey`, which only `URLCredential(sshHostKeyFingerprint:)`
+    /// accepts (for the rest of the session); a host recorded with another key is refused. The file
+    /// is written only with ``sshStrictHostKeyChecking`` `.acceptNew` (when `nil`,
+    /// `~/.ssh/known_hosts` is written).
     open var sshKnownHostsURL: URL? {
         get { self.get(\.sshKnownHostsURL) }
         set { self.set(\.sshKnownHostsURL, newValue) }
+    }
+
+    /// What `sftp:` loads do with a server whose host key is not in the known-hosts files, like
+    /// OpenSSH's `StrictHostKeyChecking`. `.yes` (the default) asks the delegate, which must accept
+    /// the key explicitly with `URLCredential(sshHostKeyFingerprint:)`; `.acceptNew` records the
+    /// new host's key in the known-hosts file (``sshKnownHostsURL``, else `~/.ssh/known_hosts`) and
+    /// trusts it. A changed or revoked key is refused either way.
+    open var sshStrictHostKeyChecking: SSHStrictHostKeyChecking {
+        get { self.get(\.sshStrictHostKeyChecking) }
+        set { self.set(\.sshStrictHostKeyChecking, newValue) }
     }
 
     /// Where `sftp:` loads look for the SSH agent and the default identity files; `nil` means this

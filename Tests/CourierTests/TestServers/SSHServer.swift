@@ -285,12 +285,14 @@ final class SSHServer: @unchecked Sendable {
         return SSHServerInstance(process: process, port: chosen)
     }
 
-    /// A new ed25519 host key in the server's directory: the private file and the `.pub` line.
-    func makeHostKey(_ name: String) throws -> (file: URL, publicKey: String) {
+    /// A new host key (`type`: `ed25519`, `ecdsa` (P-256) or `rsa`) in the server's directory: the
+    /// private file and the `.pub` line.
+    func makeHostKey(_ name: String, type: String = "ed25519") throws -> (file: URL, publicKey: String) {
         let file = prefix.appendingPathComponent(name)
         try? FileManager.default.removeItem(at: file)
         try? FileManager.default.removeItem(atPath: file.path + ".pub")
-        try Self.run(try Self.tool("ssh-keygen"), ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", file.path])
+        let size = type == "ecdsa" ? ["-b", "256"] : type == "rsa" ? ["-b", "2048"] : []
+        try Self.run(try Self.tool("ssh-keygen"), ["-q", "-t", type] + size + ["-N", "", "-C", name, "-f", file.path])
         let publicKey = try String(contentsOf: URL(fileURLWithPath: file.path + ".pub"), encoding: .utf8)
         return (file, publicKey.trimmingCharacters(in: .whitespacesAndNewlines))
     }

@@ -11,8 +11,9 @@ import Foundation
 ///
 /// Loads run on the session's ``SSHEventLoop``; loads for the same host, port and user share one
 /// SSH connection, each on its own SFTP channel. Server host keys are checked against the known-hosts
-/// file (``URLSessionConfiguration/sshKnownHostsURL``): an unknown or changed key raises an
-/// `NSURLAuthenticationMethodSSHHostKey` challenge. Authentication (``SSHAuthentication``) uses the
+/// files (``URLSessionConfiguration/sshKnownHostsURL``, ``SSHHostKeyVerification``): an unknown key
+/// raises an `NSURLAuthenticationMethodSSHHostKey` challenge (or is recorded, with `.acceptNew`); a
+/// changed or revoked key is refused. Authentication (``SSHAuthentication``) uses the
 /// URL's password, the credential storage, the ssh-agent and `~/.ssh` keys, then asks the delegate
 /// (protection space protocol `"sftp"`).
 ///

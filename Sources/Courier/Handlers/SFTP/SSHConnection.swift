@@ -56,6 +56,10 @@ final class SSHConnection: @unchecked Sendable {
     private var outboundOwner: SFTPChannel?
     private var authentication: SSHAuthentication?
     private var hostKey: SSHHostKey?
+    /// What the known-hosts files say about the server, read before the handshake.
+    private var recordedHostKeys: SSHRecordedHostKeys?
+    /// The host-key types the handshake was limited to (recorded or accepted for the server).
+    private var negotiatedHostKeyTypes: [String] = []
     private var challengeToken = 0
     private var challengeOwner: SFTPJob?
     private var info = SSHConnectionInfo()
@@ -174,14 +178,43 @@ final class SSHConnection: @unchecked Sendable {
             return
         }
         libssh2_session_set_blocking(created, 0)
+        limitHostKeyTypes(of: created)
         session = created
         info.handshakeStart = Date()
         phase = .handshaking
     }
 
+    /// The known-hosts files to read: the configuration's, else the user's and the system's.
+    private var knownHostsFiles: [URL] {
+        environment.sshKnownHostsURL.map { [$0] }
+            ?? SSHHostKeyVerification.defaultFiles(user: environment.sshUserEnvironment.userKnownHostsFile)
+    }
+
+    /// Reads what the known-hosts files record for the server and limits the handshake to the key
+    /// types recorded (or accepted in this session) for it, so a server cannot dodge its recorded
+    /// key by offering a key of another type.
+    private func limitHostKeyTypes(of session: OpaquePointer) {
+        let name = key.knownHostsName
+        let recorded = SSHRecordedHostKeys(name: name, files: knownHostsFiles)
+        recordedHostKeys = recorded
+        var types = recorded.keyTypes
+        for accepted in pool?.acceptedHostKeys.keys(for: name) ?? [] where !types.contains(accepted.type) {
+            types.append(accepted.type)
+        }
+        guard let methods = SSHHostKeyVerification.hostKeyMethods(for: types),
+              libssh2_session_method_pref(session, LIBSSH2_METHOD_HOSTKEY, methods) == 0 else { return }
+        negotiatedHostKeyTypes = types
+    }
+
     private func stepHandshake(_ session: OpaquePointer) -> Bool {
         let result = libssh2_session_handshake(session, fd)
         if result == LIBSSH2_ERROR_EAGAIN { return false }
+        if result == LIBSSH2_ERROR_KEX_FAILURE, !negotiatedHostKeyTypes.isEmpty, let recordedHostKeys {
+            let reason = SSHHostKeyVerification.noRecordedTypeOffered(name: key.knownHostsName, keyTypes: negotiatedHostKeyTypes,
+                                                                      recorded: recordedHostKeys)
+            failSetup(URLError(.serverCertificateUntrusted, url: url, description: reason))
+            return false
+        }
         guard result == 0 else {
             failSetup(SFTPErrorMapping.sessionError(result, message: SFTPErrorMapping.lastErrorMessage(of: session),
                                                     established: false, url: url))
@@ -194,16 +227,39 @@ final class SSHConnection: @unchecked Sendable {
         }
         hostKey = presented
         phase = .verifyingHostKey
-        guard let pool else { return false }
-        let files = environment.sshKnownHostsURL.map { [$0] } ?? SSHHostKeyVerification.defaultFiles()
-        let verdict = SSHHostKeyVerification.verdict(for: presented, name: key.knownHostsName, accepted: pool.acceptedHostKeys,
-                                                    knownHostsFiles: files, session: session)
-        if verdict == .trusted {
+        guard let pool, let recordedHostKeys else { return false }
+        let name = key.knownHostsName
+        switch SSHHostKeyVerification.verdict(for: presented, name: name, recorded: recordedHostKeys, accepted: pool.acceptedHostKeys) {
+        case .trusted:
+            beginAuthentication()
+            return true
+        case .refused(let reason):
+            failSetup(URLError(.serverCertificateUntrusted, url: url, description: reason))
+            return false
+        case .unknown:
+            guard environment.sshStrictHostKeyChecking == .acceptNew else {
+                presentHostKeyChallenge(presented, recordingFailure: nil)
+                return false
+            }
+            do {
+                try recordNewHost(presented)
+            } catch {
+                presentHostKeyChallenge(presented, recordingFailure: error.reason)
+                return false
+            }
+            pool.acceptedHostKeys.accept(presented, for: name)
             beginAuthentication()
             return true
         }
-        presentHostKeyChallenge(presented, changed: verdict == .changed)
-        return false
+    }
+
+    /// `.acceptNew`: adds the unknown server's key to the user's known-hosts file.
+    private func recordNewHost(_ presented: SSHHostKey) throws(KnownHostsFile.AppendError) {
+        guard let file = environment.sshKnownHostsURL ?? environment.sshUserEnvironment.userKnownHostsFile else {
+            throw KnownHostsFile.AppendError(reason: "There is no known-hosts file to record it in.")
+        }
+        let line = KnownHostsFile.line(name: key.knownHostsName, keyType: presented.type, key: presented.blob)
+        try KnownHostsFile.append(line, to: file)
     }
 
     private func beginAuthentication() {
@@ -244,16 +300,17 @@ final class SSHConnection: @unchecked Sendable {
         waiting.first { $0.challengePresenter != nil }
     }
 
-    private func presentHostKeyChallenge(_ hostKey: SSHHostKey, changed: Bool) {
+    /// Asks the delegate about an unknown host's key (`recordingFailure`: why `.acceptNew` could
+    /// not record it).
+    private func presentHostKeyChallenge(_ hostKey: SSHHostKey, recordingFailure: String?) {
         guard let owner = pickChallengeOwner(), let presenter = owner.challengePresenter else {
             beginClosing(failing: nil)
             return
         }
         let name = key.knownHostsName
-        let description = changed
-            ? "The host key of \(name) has changed: it is now \(hostKey.type) \(hostKey.fingerprint), which does not match "
-                + "the key recorded for it. Someone could be intercepting the connection."
-            : "The host key of \(name) (\(hostKey.type) \(hostKey.fingerprint)) is not known: it is not in the known-hosts file."
+        let description = "The host key of \(name) (\(hostKey.type) \(hostKey.fingerprint)) is not known: it is not in the "
+            + "known-hosts file\(recordingFailure.map { ", and it could not be recorded there. \($0)" } ?? ".") "
+            + "Only URLCredential(sshHostKeyFingerprint: \"\(hostKey.fingerprint)\") accepts it."
         let error = URLError(.serverCertificateUntrusted, url: owner.url, description: description)
         let space = URLProtectionSpace(host: key.host, port: key.port, protocol: "sftp", realm: hostKey.realm,
                                        authenticationMethod: NSURLAuthenticationMethodSSHHostKey)
@@ -267,12 +324,13 @@ final class SSHConnection: @unchecked Sendable {
     private func hostKeyAnswered(_ answer: HandlerChallengeSender.Answer, token: Int, hostKey: SSHHostKey, error: URLError) {
         guard let owner = endChallenge(token: token), phase == .verifyingHostKey else { return }
         switch answer {
-        case .use, .withoutCredential:
+        case .use(let credential) where hostKey.hasFingerprint && credential.sshHostKeyFingerprint == hostKey.fingerprint:
+            // Only a credential naming this very key accepts it.
             pool?.acceptedHostKeys.accept(hostKey, for: key.knownHostsName)
             beginAuthentication()
         case .cancel:
             abandonSetup(cancelling: owner)
-        case .defaultHandling, .rejectProtectionSpace:
+        case .use, .withoutCredential, .defaultHandling, .rejectProtectionSpace:
             failSetup(error)
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A session's SSH connections, one per host, port and user, plus the host keys the session's
-/// delegate accepted. A connection that is closing is kept until it has closed, while a new one
+/// A session's SSH connections, one per host, port and user, plus the host keys the session
+/// accepted (through a challenge, or recorded by `.acceptNew`). A connection that is closing is kept until it has closed, while a new one
 /// for the same key serves new jobs. Used on the event-loop thread only.
 final class SSHConnectionPool: @unchecked Sendable {
     let acceptedHostKeys = SSHAcceptedHostKeys()

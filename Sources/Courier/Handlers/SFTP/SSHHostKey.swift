@@ -23,7 +23,7 @@ struct SSHHostKey: Sendable, Hashable {
             let digest = Data(bytes: hash, count: 32)
             fingerprint = "SHA256:" + digest.base64EncodedString().replacingOccurrences(of: "=", with: "")
         } else {
-            fingerprint = "SHA256:?"
+            fingerprint = Self.missingFingerprint
         }
         switch kind {
         case LIBSSH2_HOSTKEY_TYPE_RSA: knownHostKeyBits = LIBSSH2_KNOWNHOST_KEY_SSHRSA
@@ -36,12 +36,17 @@ struct SSHHostKey: Sendable, Hashable {
         }
     }
 
+    /// Whether libssh2 could compute the fingerprint (without one, no credential can name the key).
+    var hasFingerprint: Bool { fingerprint != Self.missingFingerprint }
+
+    private static let missingFingerprint = "SHA256:?"
+
     /// The realm of the key's protection space: `"<type> <fingerprint>"` (see
     /// ``URLProtectionSpace/sshHostKeyType``).
     var realm: String { "\(type) \(fingerprint)" }
 
     /// The first string of an SSH key blob: its type name.
-    private static func typeName(in blob: Data) -> String? {
+    static func typeName(in blob: Data) -> String? {
         guard blob.count >= 4 else { return nil }
         let bytes = [UInt8](blob.prefix(4))
         let length = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])

@@ -59,6 +59,39 @@ struct SFTPModelTests {
         #expect(session.environment.sshKnownHostsURL == file)
     }
 
+    @Test func strictHostKeyCheckingIsCopied() {
+        let configuration = URLSessionConfiguration.ephemeral
+        #expect(configuration.sshStrictHostKeyChecking == .yes)
+        configuration.sshStrictHostKeyChecking = .acceptNew
+        let copy = configuration.copy() as? URLSessionConfiguration
+        #expect(copy?.sshStrictHostKeyChecking == .acceptNew)
+        configuration.sshStrictHostKeyChecking = .yes
+        #expect(copy?.sshStrictHostKeyChecking == .acceptNew, "the copy is independent")
+        let session = URLSession(configuration: copy ?? configuration)
+        defer { session.invalidateAndCancel() }
+        #expect(session.configuration.sshStrictHostKeyChecking == .acceptNew)
+        #expect(session.environment.sshStrictHostKeyChecking == .acceptNew)
+        #expect(URLSessionConfiguration.default.sshStrictHostKeyChecking == .yes)
+    }
+
+    @Test func hostKeyCredential() throws {
+        let fingerprint = "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s"
+        let credential = URLCredential(sshHostKeyFingerprint: fingerprint)
+        #expect(credential.sshHostKeyFingerprint == fingerprint)
+        #expect(credential.user == nil)
+        #expect(credential.password == nil)
+        #expect(!credential.hasPassword)
+        #expect(credential.persistence == .forSession)
+        #expect(credential == URLCredential(sshHostKeyFingerprint: fingerprint))
+        #expect(credential != URLCredential(sshHostKeyFingerprint: "SHA256:other"))
+        #expect(credential != URLCredential(user: "", password: "", persistence: .forSession))
+        #expect(URLCredential(user: "u", password: "p", persistence: .none).sshHostKeyFingerprint == nil)
+        let archive = try NSKeyedArchiver.archivedData(withRootObject: credential, requiringSecureCoding: true)
+        let decoded = try NSKeyedUnarchiver.unarchivedObject(ofClass: URLCredential.self, from: archive)
+        #expect(decoded?.sshHostKeyFingerprint == fingerprint)
+        #expect(decoded == credential)
+    }
+
     @Test func remotePaths() {
         func path(_ text: String) -> String? { SFTPRemotePath.path(of: URL(string: text)!) }
         #expect(path("sftp://h/srv/data.bin") == "/srv/data.bin")
