@@ -23,24 +23,34 @@ enum ZipDirectoryListing {
 
     /// The children of the directory `prefix` (empty for the root, else ending in `/`), or nil when
     /// the archive has neither an entry `prefix` nor entries below it.
-    static func entries(under prefix: String, in archive: Archive) -> [PluginDirectoryEntry]? {
+    static func entries(under prefix: String, in archive: Archive, directory: ZipCentralDirectory,
+                        reader: ZipFileReader) -> [PluginDirectoryEntry]? {
         var children: [String: PluginDirectoryEntry] = [:]
-        for entry in archive where entry.path.hasPrefix(prefix) && entry.path != prefix {
+        var links: [String: Int] = [:]
+        for (index, entry) in archive.enumerated() where entry.path.hasPrefix(prefix) && entry.path != prefix {
             let components = entry.path.dropFirst(prefix.count).split(separator: "/")
             guard let first = components.first, first != ".", first != ".." else { continue }
             let name = String(first)
             if components.count == 1 {
-                children[name] = listingEntry(named: name, for: entry, in: archive)
+                let listed = listingEntry(named: name, for: entry)
+                children[name] = listed
+                links[name] = listed.type == .symbolicLink ? index : nil
             } else if children[name] == nil {
                 children[name] = PluginDirectoryEntry(name: name, type: .directory)
             }
         }
         guard !children.isEmpty || prefix.isEmpty || archive[prefix] != nil else { return nil }
+        // The links' targets, read with one more walk of the central directory.
+        let records = (try? directory.records(at: Set(links.values))) ?? [:]
+        for (name, index) in links {
+            if let record = records[index] { children[name]?.symbolicLinkDestination = linkDestination(of: record, reader: reader) }
+        }
         return children.keys.sorted().compactMap { children[$0] }
     }
 
-    /// The listing entry for an archive entry that is a direct child of the listed directory.
-    static func listingEntry(named name: String, for entry: Entry, in archive: Archive) -> PluginDirectoryEntry {
+    /// The listing entry for an archive entry that is a direct child of the listed directory
+    /// (a link's destination is filled in by ``entries(under:in:directory:reader:)``).
+    static func listingEntry(named name: String, for entry: Entry) -> PluginDirectoryEntry {
         let type: PluginDirectoryEntry.EntryType
         if entry.path.hasSuffix("/") {
             type = .directory
@@ -55,7 +65,6 @@ enum ZipDirectoryListing {
         listed.modificationDate = entry.fileAttributes[.modificationDate] as? Date
         listed.permissions = unixPermissions(of: entry)
         if type != .directory { listed.size = Int64(exactly: entry.uncompressedSize) }
-        if type == .symbolicLink { listed.symbolicLinkDestination = linkDestination(of: entry, in: archive) }
         return listed
     }
 
@@ -78,15 +87,12 @@ enum ZipDirectoryListing {
     }
 
     /// A stored symbolic link's target: its data, when short, uncompressed and UTF-8.
-    static func linkDestination(of entry: Entry, in archive: Archive) -> String? {
+    static func linkDestination(of record: ZipCentralDirectory.Record, reader: ZipFileReader) -> String? {
         let limit = UInt64(maximumLinkLength)
-        guard !entry.isCompressed, entry.uncompressedSize <= limit, entry.compressedSize <= limit else { return nil }
+        guard record.compressionMethod == 0, record.uncompressedSize <= limit, record.compressedSize <= limit else { return nil }
         var target = Data()
         do {
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
-                target.append(chunk)
-                if target.count > maximumLinkLength { throw Archive.ArchiveError.invalidEntrySize }
-            }
+            try ZipEntryReader(reader: reader, record: record).read(chunkSize: maximumLinkLength) { target.append($0) }
         } catch {
             return nil
         }

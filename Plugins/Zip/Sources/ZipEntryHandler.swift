@@ -12,9 +12,14 @@ import ZIPFoundation
 ///   `application/vnd.courier.directory-listing+jsonl`, one JSON entry per child, sorted by name),
 ///   which the host's `URLSession.directoryListing(from:)` decodes.
 ///
+/// No archive can crash the host: before ZIPFoundation walks an archive, ``ZipCentralDirectory``
+/// refuses one whose offsets or sizes would make it trap, and entry data is read by
+/// ``ZipEntryReader`` within the entry's bounds.
+///
 /// Errors: archive or entry missing → `fileDoesNotExist`; the archive is a directory →
-/// `fileIsDirectory`; unreadable → `noPermissionsToReadFile`; not a zip archive →
-/// `cannotDecodeRawData`; a corrupt entry → `cannotDecodeContentData`; a malformed URL → `badURL`.
+/// `fileIsDirectory`; unreadable → `noPermissionsToReadFile`; not a zip archive, or a malformed or
+/// hostile one → `cannotDecodeRawData`; a corrupt entry → `cannotDecodeContentData`; a malformed URL →
+/// `badURL`.
 final class ZipEntryHandler: PluginHandler, @unchecked Sendable {
     /// Bytes per chunk.
     static let chunkSize = 64 * 1024
@@ -58,23 +63,34 @@ final class ZipEntryHandler: PluginHandler, @unchecked Sendable {
             return client.didFail(.noPermissionsToReadFile, message: "No permission to read \(archiveURL.path).")
         }
         let archive: Archive
+        let directory: ZipCentralDirectory
         do {
             archive = try Archive(url: archiveURL, accessMode: .read)
         } catch {
             return client.didFail(.cannotDecodeRawData, message: "\(archiveURL.path) is not a zip archive.")
         }
-        if !location.namesDirectory, let entry = archive[location.entryPath], entry.type == .file {
-            stream(entry, of: archive, at: archiveURL)
+        guard let reader = ZipFileReader(path: archiveURL.path) else {
+            return client.didFail(.noPermissionsToReadFile, message: "\(archiveURL.path) cannot be opened.")
+        }
+        do {
+            directory = try ZipCentralDirectory(reader)
+            try directory.check()
+        } catch {
+            return client.didFail(.cannotDecodeRawData, message: "\(archiveURL.path) is not a usable zip archive: \(error.reason).")
+        }
+        if !location.namesDirectory, let (index, entry) = archive.enumerated().first(where: { $0.element.path == location.entryPath }),
+           entry.type == .file {
+            stream(entry, index: index, of: directory, reader: reader, at: archiveURL)
         } else {
-            list(location, in: archive)
+            list(location, in: archive, directory: directory, reader: reader)
         }
     }
 
     /// Answers a directory with its children in Courier's listing format (see ``ZipDirectoryListing``).
-    private func list(_ location: ZipURL, in archive: Archive) {
+    private func list(_ location: ZipURL, in archive: Archive, directory: ZipCentralDirectory, reader: ZipFileReader) {
         var prefix = location.entryPath
         if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
-        guard let entries = ZipDirectoryListing.entries(under: prefix, in: archive) else {
+        guard let entries = ZipDirectoryListing.entries(under: prefix, in: archive, directory: directory, reader: reader) else {
             return client.didFail(.fileDoesNotExist, message: "The archive has no entry \(location.entryPath).")
         }
         let body = PluginDirectoryListing.encode(entries)
@@ -85,8 +101,10 @@ final class ZipEntryHandler: PluginHandler, @unchecked Sendable {
     }
 
     /// Streams a file entry, honouring a resume offset and the consumer's pace.
-    private func stream(_ entry: Entry, of archive: Archive, at archiveURL: URL) {
-        let size = Int64(entry.uncompressedSize)
+    private func stream(_ entry: Entry, index: Int, of directory: ZipCentralDirectory, reader: ZipFileReader, at archiveURL: URL) {
+        guard let record = try? directory.record(at: index), let size = Int64(exactly: record.uncompressedSize) else {
+            return client.didFail(.cannotDecodeContentData, message: "The entry \(entry.path) cannot be located in the archive.")
+        }
         let attributes = try? FileManager.default.attributesOfItem(atPath: archiveURL.path)
         let archiveSize = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
         let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
@@ -103,7 +121,7 @@ final class ZipEntryHandler: PluginHandler, @unchecked Sendable {
             return client.didFinishLoading()
         }
         do {
-            _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) { chunk in
+            try ZipEntryReader(reader: reader, record: record).read(chunkSize: Self.chunkSize) { chunk in
                 var data = chunk
                 if skip > 0 {
                     let dropped = min(Int64(data.count), skip)
@@ -118,7 +136,7 @@ final class ZipEntryHandler: PluginHandler, @unchecked Sendable {
             return
         } catch {
             guard !isStopped else { return }
-            let message = (error as? Archive.ArchiveError) == .invalidCRC32
+            let message = (error as? ZipEntryReader.Failure) == .checksumMismatch
                 ? "The entry \(entry.path) is corrupt (CRC-32 mismatch)."
                 : "The entry \(entry.path) cannot be read: \(error)."
             return client.didFail(.cannotDecodeContentData, message: message)

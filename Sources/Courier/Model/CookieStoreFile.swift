@@ -55,8 +55,8 @@ enum CookieStoreFile {
     struct Decoded {
         /// The cookies to keep, in file order (oldest first).
         var cookies: [Stored]
-        /// Whether some records were left out (expired, session-only or unusable), so the file
-        /// should be rewritten.
+        /// Whether some records were left out (expired, session-only, over ``CookieJarLimits`` or
+        /// unusable), so the file should be rewritten.
         var droppedSome: Bool
     }
 
@@ -84,7 +84,8 @@ enum CookieStoreFile {
               document.format == format, document.version == version else { return nil }
         var result = Decoded(cookies: [], droppedSome: false)
         for record in document.cookies {
-            guard let cookie = cookie(from: record), !cookie.isSessionOnly, !cookie.isExpired(at: date) else {
+            guard let cookie = cookie(from: record), !cookie.isSessionOnly, !cookie.isExpired(at: date),
+                  CookieJarLimits.accepts(cookie) else {
                 result.droppedSome = true
                 continue
             }

@@ -4,7 +4,9 @@ import Synchronization
 /// A thread-safe store of HTTP cookies that decides which cookies go with which request.
 ///
 /// A cookie replaces a stored cookie with the same name, domain and path; storing an already
-/// expired cookie deletes its stored twin. Every change posts
+/// expired cookie deletes its stored twin. The storage keeps browsers' limits (``CookieJarLimits``):
+/// a cookie whose name and value exceed 4096 bytes is refused, and beyond 180 cookies for a domain or
+/// 3000 in all the expired, then the longest-stored cookies are evicted. Every change posts
 /// `NSNotification.Name.NSHTTPCookieManagerCookiesChanged` on `NotificationCenter.default` with
 /// the storage as the object.
 ///
@@ -36,6 +38,8 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
 
     private struct State {
         var entries: [Identity: Entry] = [:]
+        /// The identities of `entries`, by ``CookieJarLimits/domainKey(_:)``.
+        var byDomain: [String: Set<Identity>] = [:]
         var nextSequence: UInt64 = 0
         var acceptPolicy: HTTPCookie.AcceptPolicy = .always
         /// Whether the file (if any) has been read into `entries`.
@@ -51,14 +55,51 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
         /// Adds or replaces an entry.
         mutating func insert(_ entry: Entry, for identity: Identity) {
             let previous = entries.updateValue(entry, forKey: identity)
+            byDomain[CookieJarLimits.domainKey(identity.domain), default: []].insert(identity)
             notePersistentChange(entry.cookie, previous?.cookie)
         }
 
         /// Removes the entry with `identity`; returns whether there was one.
         mutating func removeEntry(_ identity: Identity) -> Bool {
             guard let removed = entries.removeValue(forKey: identity) else { return false }
+            unindex(identity)
             notePersistentChange(removed.cookie)
             return true
+        }
+
+        private mutating func unindex(_ identity: Identity) {
+            let key = CookieJarLimits.domainKey(identity.domain)
+            byDomain[key]?.remove(identity)
+            if byDomain[key]?.isEmpty == true { byDomain[key] = nil }
+        }
+
+        /// Evicts cookies beyond ``CookieJarLimits`` after `kept` was stored: first past the limit
+        /// for `kept`'s domain, then past the total; expired cookies go first, then the oldest.
+        /// Returns whether anything was evicted.
+        mutating func evictBeyondLimits(keeping kept: Identity, at date: Date) -> Bool {
+            var evicted = false
+            let key = CookieJarLimits.domainKey(kept.domain)
+            while let domain = byDomain[key], domain.count > CookieJarLimits.maximumCookiesPerDomain,
+                  let victim = eviction(among: domain, keeping: kept, at: date) {
+                evicted = removeEntry(victim) || evicted
+            }
+            while entries.count > CookieJarLimits.maximumCookies,
+                  let victim = eviction(among: entries.keys, keeping: kept, at: date) {
+                evicted = removeEntry(victim) || evicted
+            }
+            return evicted
+        }
+
+        /// The cookie to evict among `identities`: an expired one, else the one stored longest ago.
+        private func eviction<Identities: Sequence>(among identities: Identities, keeping kept: Identity,
+                                                    at date: Date) -> Identity? where Identities.Element == Identity {
+            var oldest: (identity: Identity, sequence: UInt64)?
+            for identity in identities where identity != kept {
+                guard let entry = entries[identity] else { continue }
+                if entry.cookie.isExpired(at: date) { return identity }
+                if oldest.map({ entry.sequence < $0.sequence }) ?? true { oldest = (identity, entry.sequence) }
+            }
+            return oldest?.identity
         }
 
         /// Removes every entry `shouldRemove` selects; returns whether any was removed.
@@ -67,6 +108,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
             guard !removed.isEmpty else { return false }
             for (identity, entry) in removed {
                 entries.removeValue(forKey: identity)
+                unindex(identity)
                 notePersistentChange(entry.cookie)
             }
             return true
@@ -144,13 +186,15 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
         case .refused, .unreadable:
             decoded = nil
         }
+        var evicted = false
         for stored in decoded?.cookies ?? [] {
-            state.entries[Identity(stored.cookie)] = Entry(cookie: stored.cookie, storedAt: stored.storedAt,
-                                                           sequence: state.nextSequence)
+            let identity = Identity(stored.cookie)
+            state.insert(Entry(cookie: stored.cookie, storedAt: stored.storedAt, sequence: state.nextSequence), for: identity)
             state.nextSequence &+= 1
+            evicted = state.evictBeyondLimits(keeping: identity, at: Date()) || evicted
         }
         // A damaged file, or one holding cookies that are no longer worth keeping, is replaced.
-        if decoded?.droppedSome ?? true {
+        if decoded?.droppedSome ?? true || evicted {
             writer.setNeedsWrite { [self] in persistentSnapshot() }
         }
     }
@@ -234,8 +278,10 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
         if cookie.isExpired(at: date) {
             return state.removeEntry(identity)
         }
+        guard CookieJarLimits.accepts(cookie) else { return false }
         state.insert(Entry(cookie: cookie, storedAt: date, sequence: state.nextSequence), for: identity)
         state.nextSequence &+= 1
+        _ = state.evictBeyondLimits(keeping: identity, at: date)
         return true
     }
 

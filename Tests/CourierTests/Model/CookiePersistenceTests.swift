@@ -198,7 +198,8 @@ struct CookiePersistenceTests {
         let directory = TemporaryStoreDirectory()
         defer { directory.remove() }
         let store = HTTPCookieStorage(fileURL: directory.file("Cookies.json"), writeDelay: 0.001)
-        let cookies = try (0..<200).map { try cookie("c\($0)") }
+        // Two domains: one holds at most 180 cookies (CookieJarLimits).
+        let cookies = try (0..<200).map { try cookie("c\($0)", extra: [.domain: $0 < 100 ? "example.com" : "example.org"]) }
         await withTaskGroup(of: Void.self) { group in
             for start in stride(from: 0, to: cookies.count, by: 20) {
                 let slice = Array(cookies[start..<start + 20])

@@ -19,6 +19,9 @@ import Musl
 /// - ``Kind/tls``: explicit FTPS (`ftp://` with AUTH TLS); TLS is required on the control and data
 ///   connections, so a plain login gets `550`.
 /// - ``Kind/implicit``: implicit FTPS (`ftps://`, TLS from the first byte).
+/// - ``Kind/listings``: like standard, but `MLSD` of ``Files/endlessListing`` never ends (entries
+///   with 4000-byte names), and `MLSD` of ``Files/stalledListing`` sends
+///   ``Files/stalledListingEarlyEntries`` entries, then nothing for a minute, then as many again.
 ///
 /// Every kind serves the same ``root`` (``Files``) to ``user``/``password`` (read and write,
 /// including making directories) and to anonymous users (read only). Uploads land in ``root``:
@@ -29,7 +32,7 @@ import Musl
 /// `scripts/requirements-test.txt`) and openssl.
 final class FTPTestServer: @unchecked Sendable {
     enum Kind: String, CaseIterable, Sendable {
-        case standard, quirks, drop, tls, implicit
+        case standard, quirks, drop, tls, implicit, listings
     }
 
     /// The files in ``root`` (paths from the FTP root, not percent-encoded).
@@ -56,6 +59,12 @@ final class FTPTestServer: @unchecked Sendable {
         static let link = "/dir/link"
         /// An empty directory for uploads (anything under ``root`` can be written, though).
         static let upload = "/upload/"
+        /// An empty directory, whose listing never ends on the ``Kind/listings`` server.
+        static let endlessListing = "/listings/endless/"
+        /// An empty directory, whose listing stalls after its first entries on the ``Kind/listings`` server.
+        static let stalledListing = "/listings/stalled/"
+        /// How many entries the stalled listing sends before it stalls (named `early-0`, `early-1`, …).
+        static let stalledListingEarlyEntries = 100
     }
 
     static let user = "courier"
@@ -158,7 +167,7 @@ final class FTPTestServer: @unchecked Sendable {
         let fileManager = FileManager.default
         let prefix = fileManager.temporaryDirectory.appendingPathComponent("courier-ftp-\(UUID().uuidString)", isDirectory: true)
         let root = prefix.appendingPathComponent("root", isDirectory: true)
-        for directory in ["root/dir/sub", "root/upload", "tls"] {
+        for directory in ["root/dir/sub", "root/upload", "root/listings/endless", "root/listings/stalled", "tls"] {
             try fileManager.createDirectory(at: prefix.appendingPathComponent(directory, isDirectory: true), withIntermediateDirectories: true)
         }
         TestServerExitCleanup.removeAtExit(prefix)

@@ -13,6 +13,9 @@ Starts, in this one process, on ephemeral ports of 127.0.0.1:
             (1 MiB) and the control connection answers 426.
 - tls:      explicit FTPS (AUTH TLS); TLS required on control and data connections.
 - implicit: implicit FTPS (TLS from the first byte, as for ftps:// URLs).
+- listings: like standard, but MLSD in a directory named `endless` sends entries (with 4000-byte
+            names) for ever, and in a directory named `stalled` sends 100 entries, then nothing for
+            60 s, then 100 more. Other directories list as usual.
 
 Every server has the users `courier` / `open sesame` (read and write on the whole root) and
 anonymous (read only). The TLS certificate (self-signed, 127.0.0.1 and localhost) is
@@ -116,6 +119,73 @@ class DropHandler(StandardHandler):
     dtp_handler = DropDTPHandler
 
 
+ENDLESS_NAME = "n" * 4000
+STALLED_ENTRIES, STALL_SECONDS = 100, 60
+
+
+def mlsd_lines(prefix, start, count, name_suffix=""):
+    return b"".join(f"type=file;size={index};modify=20261120091403; {prefix}{index}{name_suffix}\r\n".encode()
+                    for index in range(start, start + count))
+
+
+class EndlessListing:
+    """An asynchat producer of MLSD lines that never runs dry."""
+    def __init__(self):
+        self.index = 0
+
+    def more(self):
+        self.index += 16
+        return mlsd_lines("entry-", self.index, 16, ENDLESS_NAME)
+
+
+class ChunksProducer:
+    """An asynchat producer of a list of chunks, one per call (so each is sent on its own)."""
+    def __init__(self, chunks):
+        self.chunks = list(chunks)
+
+    def more(self):
+        return self.chunks.pop(0) if self.chunks else b""
+
+
+class ListingDTPHandler(DTPHandler):
+    """Stops sending (without blocking the loop) for STALL_SECONDS after the first bytes of a
+    listing its control connection asked to stall."""
+
+    def send(self, data):
+        sent = super().send(data)
+        if sent and getattr(self.cmd_channel, "stall_listing", False):
+            self.cmd_channel.stall_listing = False
+            self.del_channel()
+
+            def resume():
+                if self.connected and not getattr(self, "_closed", False):
+                    try:
+                        self.add_channel(events=self.ioloop.WRITE)
+                    except Exception:
+                        self.close()
+
+            self.ioloop.call_later(STALL_SECONDS, resume, _errback=self.handle_error)
+        return sent
+
+
+class ListingsHandler(StandardHandler):
+    banner = "Courier listings server."
+    dtp_handler = ListingDTPHandler
+    stall_listing = False
+
+    def ftp_MLSD(self, path):
+        name = os.path.basename(path.rstrip("/"))
+        if name == "endless":
+            self.push_dtp_data(EndlessListing(), isproducer=True, cmd="MLSD")
+            return path
+        if name == "stalled":
+            self.stall_listing = True
+            chunks = [mlsd_lines("early-", 0, STALLED_ENTRIES), mlsd_lines("late-", 0, STALLED_ENTRIES)]
+            self.push_dtp_data(ChunksProducer(chunks), isproducer=True, cmd="MLSD")
+            return path
+        return super().ftp_MLSD(path)
+
+
 class TLSDataHandler(TLS_DTPHandler):
     """pyftpdlib's TLS data connection, minus a busy loop: while it waits for the client's part
     of the handshake with data queued to send, it keeps polling for writing and spins a CPU (until
@@ -187,7 +257,7 @@ def main():
     DropDTPHandler.drop_after = options.drop_after
     TLSHandler.certfile, TLSHandler.keyfile = cert, key
     handlers = {"standard": StandardHandler, "quirks": QuirksHandler, "drop": DropHandler,
-                "tls": TLSHandler, "implicit": ImplicitTLSHandler}
+                "tls": TLSHandler, "implicit": ImplicitTLSHandler, "listings": ListingsHandler}
 
     ioloop = IOLoop.instance()
     ports = {}

@@ -32,24 +32,29 @@ enum FTPListingParser {
     }
 
     private static func entries(inLines lines: [String], mlsd: Bool, now: Date) -> [URLDirectoryEntry] {
-        if mlsd {
-            return lines.compactMap { FTPMLSDParser.entry(fromLine: $0) }
-        }
-        return lines.compactMap { FTPLISTParser.entry(fromLine: $0, now: now) }
+        lines.compactMap { entry(fromLine: $0, mlsd: mlsd, now: now) }
+    }
+
+    /// The entry one line of a listing describes, or `nil` (see ``FTPMLSDParser`` and ``FTPLISTParser``).
+    static func entry(fromLine line: String, mlsd: Bool, now: Date) -> URLDirectoryEntry? {
+        mlsd ? FTPMLSDParser.entry(fromLine: line) : FTPLISTParser.entry(fromLine: line, now: now)
     }
 
     // MARK: - Shared helpers
 
-    /// The non-empty lines of `bytes` (split on LF, a CR before it dropped), each decoded as UTF-8,
-    /// or as ISO Latin-1 when not valid UTF-8.
-    static func lines<Bytes: Collection>(of bytes: Bytes) -> [String] where Bytes.Element == UInt8 {
-        bytes.split(separator: 0x0A).compactMap { slice in
-            let line = slice.last == 0x0D ? slice.dropLast() : slice
-            guard !line.isEmpty else { return nil }
-            let text = String(decoding: line, as: UTF8.self)
-            if text.utf8.elementsEqual(line) { return text }
-            return String(String.UnicodeScalarView(line.map { Unicode.Scalar($0) }))
-        }
+    /// The non-empty lines of `bytes` (split on LF), each decoded by ``text(ofLine:)``.
+    static func lines<Bytes: BidirectionalCollection>(of bytes: Bytes) -> [String] where Bytes.Element == UInt8 {
+        bytes.split(separator: 0x0A).compactMap { text(ofLine: $0) }
+    }
+
+    /// One line without its LF (a CR before it is dropped), decoded as UTF-8, or as ISO Latin-1 when
+    /// not valid UTF-8; `nil` when it is empty.
+    static func text<Bytes: BidirectionalCollection>(ofLine bytes: Bytes) -> String? where Bytes.Element == UInt8 {
+        let line = bytes.last == 0x0D ? bytes.dropLast() : bytes[...]
+        guard !line.isEmpty else { return nil }
+        let text = String(decoding: line, as: UTF8.self)
+        if text.utf8.elementsEqual(line) { return text }
+        return String(String.UnicodeScalarView(line.map { Unicode.Scalar($0) }))
     }
 
     /// Whether `name` can be an entry's name: not empty, `.` or `..`, and without `/`, a line break

@@ -4,8 +4,9 @@ import Foundation
 /// The handler for `ftp:` and `ftps:` URLs, on the session's libcurl loop (``CurlMultiLoop``), so
 /// control connections are reused per host and user across the session's tasks.
 ///
-/// - A URL ending in `/` lists the directory: `MLSD` when the server has it, `LIST` otherwise (parsed
-///   by ``FTPListingParser``), delivered as a ``URLDirectoryListing`` body.
+/// - A URL ending in `/` lists the directory: `MLSD` when the server has it, `LIST` otherwise, parsed
+///   line by line as it arrives (``FTPListingStream``) and streamed as a ``URLDirectoryListing`` body
+///   with back-pressure, within ``DirectoryListingLimits``.
 /// - Another URL downloads the file, streaming with back-pressure; the response carries the size
 ///   and a MIME type from the file name. A resumed download first checks the file's size and
 ///   modification time (``FTPResumeValidator``) and continues with `REST`, or starts over when the
@@ -31,8 +32,8 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
     private var started = Date()
     private var login: FTPLogin?
     private var acceptedServer: TLSServerTrust?
-    /// The listing as the server sent it (listings are parsed whole).
-    private var listing = Data()
+    /// The listing being parsed as it arrives.
+    private var listing: FTPListingStream?
     /// The resume offset the probe confirmed, reported with the response.
     private var confirmedResume: (offset: Int64, total: Int64)?
     private var deliveredBytes: Int64 = 0
@@ -116,7 +117,11 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
             self.loop = loop
             uploadProgress.reset()
             flowControl.reset()
-            listing = Data()
+            if case .list(let machineReadable) = operation {
+                listing = FTPListingStream(machineReadable: machineReadable)
+            } else {
+                listing = nil
+            }
             started = Date()
             return true
         }
@@ -141,8 +146,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
         guard current == .running else { return true }
         switch operation {
         case .list:
-            lock.withLock { listing.append(contentsOf: bytes) }
-            return true
+            return receiveListing(bytes, transfer: transfer)
         case .probe:
             // libcurl writes what it learned ("Content-Length: …", "Last-Modified: …") as the body of
             // a transfer without one; the probe reads the same from CURLINFO instead.
@@ -187,8 +191,8 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
         case .download:
             if !delivered { deliverDownloadResponse(transfer) }
             finish()
-        case .list(let machineReadable):
-            deliverListing(machineReadable: machineReadable)
+        case .list:
+            finishListing()
         case .upload:
             let response = URLResponse(url: request.url ?? URL(fileURLWithPath: "/"), mimeType: nil,
                                        expectedContentLength: 0, textEncodingName: nil)
@@ -295,20 +299,78 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     // MARK: Listings
 
-    private func deliverListing(machineReadable: Bool) {
-        guard let url = request.url else { return }
-        let raw: Data = lock.withLock {
-            responseDelivered = true
-            defer { listing = Data() }
-            return listing
+    /// Parses a piece of the listing and delivers the entries it completes, unless the consumer
+    /// cannot take more now (libcurl pauses and hands the same bytes again later). A reply past the
+    /// caps fails the load and stops the transfer.
+    private func receiveListing(_ bytes: UnsafeRawBufferPointer, transfer: CurlTransfer) -> Bool {
+        if !lock.withLock({ responseDelivered }) { deliverListingResponse() }
+        if flowControl.shouldPause(for: client) { return false }
+        let url = request.url
+        let parsed: Result<Data, URLError>? = lock.withLock {
+            guard state == .running, var stream = listing else { return nil }
+            defer { listing = stream }
+            do throws(URLError) {
+                return .success(try stream.consume(bytes, url: url))
+            } catch {
+                return .failure(error)
+            }
         }
-        let entries = FTPListingParser.parse(raw, mlsd: machineReadable)
-        let body = URLDirectoryListing.encode(entries)
+        switch parsed {
+        case .success(let body):
+            deliverListingBody(body)
+        case .failure(let error):
+            stopTransfer()
+            complete(with: error)
+        case nil:
+            break
+        }
+        return true
+    }
+
+    /// Delivers the last line (one without a line break) and ends the load.
+    private func finishListing() {
+        let url = request.url
+        let tail: Result<Data, URLError> = lock.withLock {
+            guard var stream = listing else { return .success(Data()) }
+            defer { listing = nil }
+            do throws(URLError) {
+                return .success(try stream.finish(url: url))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if !lock.withLock({ responseDelivered }) { deliverListingResponse() }
+        switch tail {
+        case .success(let body):
+            deliverListingBody(body)
+            finish()
+        case .failure(let error):
+            complete(with: error)
+        }
+    }
+
+    /// The response of a listing: its MIME type, length unknown (it streams).
+    private func deliverListingResponse() {
+        guard let url = request.url else { return }
+        lock.withLock { responseDelivered = true }
         let response = URLResponse(url: url, mimeType: URLDirectoryListing.mimeType,
-                                   expectedContentLength: body.count, textEncodingName: "utf-8")
+                                   expectedContentLength: -1, textEncodingName: "utf-8")
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-        if !body.isEmpty { client?.urlProtocol(self, didLoad: body) }
-        finish()
+    }
+
+    private func deliverListingBody(_ body: Data) {
+        guard !body.isEmpty else { return }
+        lock.withLock { deliveredBytes += Int64(body.count) }
+        client?.urlProtocol(self, didLoad: body)
+    }
+
+    /// Takes the running transfer off the loop (the load ends with an error of its own).
+    private func stopTransfer() {
+        let (transfer, loop): (CurlTransfer?, CurlMultiLoop?) = lock.withLock {
+            defer { self.transfer = nil; self.loop = nil }
+            return (self.transfer, self.loop)
+        }
+        if let transfer, let loop { loop.remove(transfer) }
     }
 
     // MARK: Challenges

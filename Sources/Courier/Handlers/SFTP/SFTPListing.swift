@@ -3,7 +3,8 @@ import Foundation
 
 /// Lists one remote directory (a URL ending in `/`): the body is ``URLDirectoryListing``'s format,
 /// one JSON line per entry (`.` and `..` left out), streamed in batches as the server sends names.
-/// A symbolic link's destination is read with one extra request per link.
+/// A symbolic link's destination is read with one extra request per link. A listing past
+/// ``DirectoryListingLimits`` (entries, or bytes of body) fails with `dataLengthExceedsMaximum`.
 final class SFTPListing: SFTPJob, @unchecked Sendable {
     /// Lines are delivered in batches of about this many bytes.
     static let batchSize = 64 << 10
@@ -21,6 +22,8 @@ final class SFTPListing: SFTPJob, @unchecked Sendable {
     private var handle: OpaquePointer?
     private var pendingLines = Data()
     private var callPending = false
+    private var entryCount = 0
+    private var bodyBytes = 0
 
     override func step(sftp: OpaquePointer, session: OpaquePointer, isOutboundOwner: Bool) -> Step {
         switch phase {
@@ -93,8 +96,7 @@ final class SFTPListing: SFTPJob, @unchecked Sendable {
             phase = .readLink(entry)
             return .progressed
         }
-        append(entry)
-        return .progressed
+        return append(entry)
     }
 
     private func readLink(of entry: URLDirectoryEntry, sftp: OpaquePointer) -> Step {
@@ -107,14 +109,30 @@ final class SFTPListing: SFTPJob, @unchecked Sendable {
         if length > 0 {
             resolved.symbolicLinkDestination = String(decoding: target.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        append(resolved)
         phase = .read
-        return .progressed
+        return append(resolved)
     }
 
-    private func append(_ entry: URLDirectoryEntry) {
-        pendingLines.append(URLDirectoryListing.encodeLine(entry))
+    /// Adds an entry's line, or fails the listing once it crosses ``DirectoryListingLimits``.
+    private func append(_ entry: URLDirectoryEntry) -> Step {
+        let line = URLDirectoryListing.encodeLine(entry)
+        entryCount += 1
+        bodyBytes += line.count
+        var exceeded: URLError?
+        if entryCount > DirectoryListingLimits.maximumEntries {
+            exceeded = DirectoryListingLimits.tooManyEntries(url: url)
+        } else if bodyBytes > DirectoryListingLimits.maximumBytes {
+            exceeded = DirectoryListingLimits.tooManyBytes(url: url)
+        }
+        if let exceeded {
+            flush()
+            fail(exceeded)
+            phase = .close
+            return .progressed
+        }
+        pendingLines.append(line)
         if pendingLines.count >= Self.batchSize { flush() }
+        return .progressed
     }
 
     private func flush() {
