@@ -16,6 +16,13 @@ private final class CompletionOnlyDataDelegate: NSObject, URLSessionDataDelegate
         let id = task.taskIdentifier
         return await waitUntil { self.completions.current[id] != nil }
     }
+
+    /// Makes this the delegate of `task`, resumes it and waits (bounded) for its completion.
+    func run(_ task: URLSessionTask) async -> Bool {
+        task.delegate = self
+        task.resume()
+        return await waitForCompletion(of: task)
+    }
 }
 
 /// A download task delegate that implements only what the protocol requires (the file) and the
@@ -51,10 +58,8 @@ struct TaskDelegateFallthroughTests {
         defer { session.invalidateAndCancel() }
         let taskDelegate = CompletionOnlyDataDelegate()
         let task = session.dataTask(with: URL(string: "data:,through")!)
-        task.delegate = taskDelegate
-        task.resume()
 
-        #expect(await taskDelegate.waitForCompletion(of: task))
+        #expect(await taskDelegate.run(task))
         await settle(0.1)
         #expect(sessionDelegate.collapsedNames(for: task) == ["response", "data", "metrics"])
         #expect(sessionDelegate.events(for: task).filter { $0.name == "response" || $0.name == "metrics" }.count == 2)
@@ -77,10 +82,8 @@ struct TaskDelegateFallthroughTests {
         defer { session.invalidateAndCancel() }
         let taskDelegate = CompletionOnlyDataDelegate()
         let task = session.dataTask(with: URL(string: "data:,never%20delivered")!)
-        task.delegate = taskDelegate
-        task.resume()
 
-        #expect(await taskDelegate.waitForCompletion(of: task))
+        #expect(await taskDelegate.run(task))
         #expect(asked.current == 1)
         #expect((task.error as? URLError)?.code == .cancelled)
         #expect(sessionDelegate.body(of: task).isEmpty)
@@ -95,10 +98,8 @@ struct TaskDelegateFallthroughTests {
         defer { session.invalidateAndCancel() }
         let taskDelegate = CompletionOnlyDataDelegate()
         let task = session.dataTask(with: server.url("/moved"))
-        task.delegate = taskDelegate
-        task.resume()
 
-        #expect(await taskDelegate.waitForCompletion(of: task))
+        #expect(await taskDelegate.run(task))
         #expect(sessionDelegate.redirectResponses(of: task).count == 1)
         #expect((task.response as? HTTPURLResponse)?.statusCode == 302)
         #expect(server.requests(for: "/final").isEmpty)
@@ -119,10 +120,8 @@ struct TaskDelegateFallthroughTests {
         defer { session.invalidateAndCancel() }
         let taskDelegate = CompletionOnlyDataDelegate()
         let task = session.dataTask(with: server.url("/private"))
-        task.delegate = taskDelegate
-        task.resume()
 
-        #expect(await taskDelegate.waitForCompletion(of: task))
+        #expect(await taskDelegate.run(task))
         #expect(sessionDelegate.events(for: task).filter { $0.name == "challenge" }.count == 1)
         #expect((task.response as? HTTPURLResponse)?.statusCode == 200)
         #expect(sessionDelegate.body(of: task) == Data("inside".utf8))
@@ -140,10 +139,8 @@ struct TaskDelegateFallthroughTests {
         request.httpMethod = "POST"
         let body = Data(repeating: 0x61, count: 64 * 1024)
         let task = session.uploadTask(with: request, from: body)
-        task.delegate = taskDelegate
-        task.resume()
 
-        #expect(await taskDelegate.waitForCompletion(of: task))
+        #expect(await taskDelegate.run(task))
         let sent = sessionDelegate.events(for: task).compactMap { event -> Int64? in
             if case .sentBody(_, let total, _) = event { return total }
             return nil
@@ -165,10 +162,8 @@ struct TaskDelegateFallthroughTests {
         let taskDelegate = CompletionOnlyDataDelegate()
         let url = server.url("/cacheable")
         let task = session.dataTask(with: url)
-        task.delegate = taskDelegate
-        task.resume()
 
-        #expect(await taskDelegate.waitForCompletion(of: task))
+        #expect(await taskDelegate.run(task))
         #expect(sessionDelegate.events(of: task) == ["response", "data", "willCache", "metrics"])
         #expect(store.cache.cachedResponse(for: URLRequest(url: url)) == nil)
     }
