@@ -177,7 +177,8 @@ final class AsyncBytesBuffer: @unchecked Sendable {
 }
 
 /// The task delegate behind `bytes(for:)`: feeds the buffer and passes everything else to the
-/// caller's delegate.
+/// caller's delegate. What the caller's delegate does not implement (or everything, without one)
+/// goes to the session's delegate, as if the caller's delegate were the task's.
 final class AsyncBytesDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let buffer: AsyncBytesBuffer
     private let forward: (any URLSessionTaskDelegate)?
@@ -199,28 +200,33 @@ final class AsyncBytesDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         buffer.finished(error)
-        forward?.urlSession(session, task: task, didCompleteWithError: error)
+        forwarded(.completion) { $0.urlSession(session, task: task, didCompleteWithError: error) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        if let forward {
-            forward.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request, completionHandler: completionHandler)
-        } else {
-            completionHandler(request)
-        }
+        if forwarded(.redirect, {
+            $0.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request, completionHandler: completionHandler)
+        }) { return }
+        completionHandler(request)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        if let forward {
-            forward.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
-        } else {
-            completionHandler(.performDefaultHandling, nil)
-        }
+        if forwarded(.challenge, { $0.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler) }) { return }
+        completionHandler(.performDefaultHandling, nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        forward?.urlSession(session, task: task, didFinishCollecting: metrics)
+        forwarded(.metrics) { $0.urlSession(session, task: task, didFinishCollecting: metrics) }
+    }
+
+    /// Passes a message to the caller's delegate; `true` when it was handled there or, the caller's
+    /// delegate not implementing it (or there being none), left to the session's delegate. `false`:
+    /// the message's default behaviour is up to this delegate.
+    @discardableResult
+    private func forwarded(_ message: DelegateMessage, _ send: (any URLSessionTaskDelegate) -> Void) -> Bool {
+        if let forward, DelegateFallthrough.handled(message, by: forward, { send(forward) }) { return true }
+        return DelegateFallthrough.defers(message, of: self)
     }
 }

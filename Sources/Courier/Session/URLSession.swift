@@ -291,16 +291,22 @@ open class URLSession: NSObject, @unchecked Sendable {
         if finished { completeInvalidation() }
     }
 
-    /// The tasks not yet completed.
+    /// The tasks the session still tracks: a task is forgotten just after its completion is delivered.
     var liveTasks: [URLSessionTask] {
         lock.withLock { Array(registry.tasks.values) }
     }
 
+    /// The tasks not yet completed, in the order they were created. A task leaves the list when its
+    /// completion is delivered (or when it became a download task), even before the session forgets it.
+    var unfinishedTasks: [URLSessionTask] {
+        liveTasks.filter { $0.state != .completed }.sorted { $0.identifier < $1.identifier }
+    }
+
     /// Calls `completionHandler` on the delegate queue with the session's data, upload and download
-    /// tasks that have not completed.
+    /// tasks that have not completed (listed when the handler runs), created-but-not-resumed ones included.
     open func getTasksWithCompletionHandler(_ completionHandler: @escaping @Sendable ([URLSessionDataTask], [URLSessionUploadTask], [URLSessionDownloadTask]) -> Void) {
-        let tasks = liveTasks.sorted { $0.identifier < $1.identifier }
-        delegateQueue.addOperation {
+        delegateQueue.addOperation { [self] in
+            let tasks = unfinishedTasks
             let uploads = tasks.compactMap { $0 as? URLSessionUploadTask }
             let data = tasks.compactMap { $0 as? URLSessionDataTask }.filter { !($0 is URLSessionUploadTask) }
             let downloads = tasks.compactMap { $0 as? URLSessionDownloadTask }
@@ -308,10 +314,20 @@ open class URLSession: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Calls `completionHandler` on the delegate queue with every task not yet completed.
+    /// Calls `completionHandler` on the delegate queue with every task not yet completed (listed when
+    /// the handler runs), created-but-not-resumed ones included, in the order they were created.
     open func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
-        let tasks = liveTasks.sorted { $0.identifier < $1.identifier }
-        delegateQueue.addOperation { completionHandler(tasks) }
+        delegateQueue.addOperation { [self] in completionHandler(unfinishedTasks) }
+    }
+
+    /// Every task of the session not yet completed, created-but-not-resumed ones included, in the
+    /// order they were created; listed on the delegate queue, as ``getAllTasks(completionHandler:)`` does.
+    public var allTasks: [URLSessionTask] {
+        get async {
+            await withCheckedContinuation { continuation in
+                getAllTasks { continuation.resume(returning: $0) }
+            }
+        }
     }
 
     /// Empties the configuration's cookie, credential and cache stores, then calls

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Events of data and upload tasks: the response, each piece of the body, and caching. Every
-/// method is optional.
+/// method is optional; one a task's own delegate does not implement goes to the session's delegate.
 public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
     /// The response arrived. Call the handler with `.allow` to continue or `.cancel` to stop; no body
     /// arrives until it is called. Without an implementation the task continues.
@@ -23,18 +23,24 @@ extension URLSessionDataDelegate {
     /// Allows the response.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        if DelegateFallthrough.defers(.response, of: self) { return }
         completionHandler(.allow)
     }
 
     /// Does nothing.
-    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask) {}
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask) {
+        DelegateFallthrough.defers(.becameDownload, of: self)
+    }
 
     /// Does nothing.
-    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        DelegateFallthrough.defers(.data, of: self)
+    }
 
     /// Caches the proposed response.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
                            completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        if DelegateFallthrough.defers(.cacheResponse, of: self) { return }
         completionHandler(proposedResponse)
     }
 }

@@ -8,7 +8,7 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
 
     /// A connection-level challenge. Without an implementation the session performs default
-    /// handling.
+    /// handling (a task's own delegate leaves it to the session's delegate).
     func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 }
@@ -17,9 +17,11 @@ extension URLSessionDelegate {
     /// Does nothing.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
 
-    /// Performs default handling.
+    /// Performs default handling; in a task's own delegate, leaves the challenge to the session's
+    /// delegate.
     public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        if DelegateFallthrough.defers(.challenge, of: self) { return }
         completionHandler(.performDefaultHandling, nil)
     }
 }

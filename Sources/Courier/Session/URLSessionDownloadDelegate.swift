@@ -1,6 +1,7 @@
 import Foundation
 
-/// Events of download tasks.
+/// Events of download tasks. An optional method a task's own delegate does not implement goes to
+/// the session's delegate.
 public protocol URLSessionDownloadDelegate: URLSessionTaskDelegate {
     /// The download finished. The file at `location` exists only until this method returns: move or
     /// read it here. Required.
@@ -18,9 +19,13 @@ public protocol URLSessionDownloadDelegate: URLSessionTaskDelegate {
 extension URLSessionDownloadDelegate {
     /// Does nothing.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        DelegateFallthrough.defers(.wroteData, of: self)
+    }
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didResumeAtOffset fileOffset: Int64,
-                           expectedTotalBytes: Int64) {}
+                           expectedTotalBytes: Int64) {
+        DelegateFallthrough.defers(.resumedAtOffset, of: self)
+    }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Events of one task: redirects, challenges, body streams, upload progress, metrics and
-/// completion. Every method is optional.
+/// completion. Every method is optional. A method a task's own delegate does not implement goes to
+/// the session's delegate, as on Apple's platforms: its default implementation then does nothing.
 public protocol URLSessionTaskDelegate: URLSessionDelegate {
     /// A redirect: call the handler with `request` to follow it, another request, or `nil` to stop
     /// and make the redirect response the task's response. Without an implementation redirects are
@@ -41,6 +42,7 @@ extension URLSessionTaskDelegate {
     /// Follows the redirect.
     public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        if DelegateFallthrough.defers(.redirect, of: self) { return }
         completionHandler(request)
     }
 
@@ -49,34 +51,44 @@ extension URLSessionTaskDelegate {
                            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         if URLSession.isSessionWideAuthenticationMethod(challenge.protectionSpace.authenticationMethod) {
             urlSession(session, didReceive: challenge, completionHandler: completionHandler)
-        } else {
+        } else if !DelegateFallthrough.defers(.challenge, of: self) {
             completionHandler(.performDefaultHandling, nil)
         }
     }
 
     /// Provides the request's own body stream, if any.
     public func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        if DelegateFallthrough.defers(.needNewBodyStream, of: self) { return }
         completionHandler(task.originalRequest?.httpBodyStream)
     }
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        DelegateFallthrough.defers(.sentBodyData, of: self)
+    }
 
     /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        DelegateFallthrough.defers(.completion, of: self)
+    }
 
     /// Continues loading.
     public func urlSession(_ session: URLSession, task: URLSessionTask, willBeginDelayedRequest request: URLRequest,
                            completionHandler: @escaping @Sendable (URLSession.DelayedRequestDisposition, URLRequest?) -> Void) {
+        if DelegateFallthrough.defers(.delayedRequest, of: self) { return }
         completionHandler(.continueLoading, nil)
     }
 
     /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        DelegateFallthrough.defers(.metrics, of: self)
+    }
 
     /// Does nothing.
-    public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {}
+    public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {
+        DelegateFallthrough.defers(.waitingForConnectivity, of: self)
+    }
 }
 
 extension URLSession {

@@ -14,7 +14,9 @@ extension URLSessionTask {
             // Inserted under the lock, so a chunk arriving now (enqueued at the end) comes after them.
             pipeline.insertNext(held.map { chunk in
                 (bytes: chunk.count, run: { [self] in
-                    dataDelegate?.urlSession(session, dataTask: dataTask, didReceive: chunk)
+                    sendToDelegate(.data, as: (any URLSessionDataDelegate).self) {
+                        $0.urlSession(session, dataTask: dataTask, didReceive: chunk)
+                    }
                 })
             })
         }
@@ -72,7 +74,9 @@ extension URLSessionTask {
             // The load had already ended: the download task ends the same way.
             successor.complete(error: error, generation: nil)
         }
-        dataDelegate?.urlSession(session, dataTask: dataTask, didBecome: successor)
+        sendToDelegate(.becameDownload, as: (any URLSessionDataDelegate).self) {
+            $0.urlSession(session, dataTask: dataTask, didBecome: successor)
+        }
         lock.withLock { core.delegate = nil }
         pipeline.replaceRemaining { [self] in session.taskDidComplete(self) }
     }

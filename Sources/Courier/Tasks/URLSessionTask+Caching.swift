@@ -126,15 +126,14 @@ extension URLSessionTask {
               let cache = session.environment.cache else { return }
         let asksDelegate = completion.usesDelegate
         pipeline.enqueueAwaiting { [self] resume in
-            guard asksDelegate, let delegate = dataDelegate else {
-                cache.storeCachedResponse(proposed, for: dataTask)
-                resume()
-                return
-            }
-            delegate.urlSession(session, dataTask: dataTask, willCacheResponse: proposed) { answer in
+            let store: @Sendable (CachedURLResponse?) -> Void = { answer in
                 if let answer { cache.storeCachedResponse(answer, for: dataTask) }
                 resume()
             }
+            let asked = asksDelegate && sendToDelegate(.cacheResponse, as: (any URLSessionDataDelegate).self) {
+                $0.urlSession(session, dataTask: dataTask, willCacheResponse: proposed, completionHandler: store)
+            }
+            if !asked { store(proposed) }
         }
     }
 }

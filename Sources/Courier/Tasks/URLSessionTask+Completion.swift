@@ -84,17 +84,22 @@ extension URLSessionTask {
             if progress.totalUnitCount <= 0 { progress.totalUnitCount = max(received, 1) }
             progress.completedUnitCount = error == nil ? progress.totalUnitCount : received
         }
-        let delegate = taskDelegate
-        // Metrics are built only when a delegate will receive them.
-        let metrics = delegate == nil ? nil : lock.withLock { core.metrics.finish(redirectCount: core.redirectCount) }
+        // Metrics are built only when a delegate may receive them.
+        let metrics = hasTaskDelegate ? lock.withLock { core.metrics.finish(redirectCount: core.redirectCount) } : nil
+        let sendMetrics = { [self] in
+            guard let metrics else { return }
+            sendToDelegate(.metrics, as: (any URLSessionTaskDelegate).self) {
+                $0.urlSession(session, task: self, didFinishCollecting: metrics)
+            }
+        }
 
         // Apple's order: the downloaded file, then metrics, then the completion.
         switch completion {
         case .data(let handler):
-            if let delegate, let metrics { delegate.urlSession(session, task: self, didFinishCollecting: metrics) }
+            sendMetrics()
             handler(error == nil ? body : nil, response, error)
         case .download(let handler):
-            if let delegate, let metrics { delegate.urlSession(session, task: self, didFinishCollecting: metrics) }
+            sendMetrics()
             if error == nil, let location = finishedDownloadLocation(file) {
                 handler(location, response, nil)
                 file?.remove()
@@ -106,13 +111,17 @@ extension URLSessionTask {
             if kind == .download, error == nil, let downloadTask = self as? URLSessionDownloadTask,
                let location = finishedDownloadLocation(file) {
                 reportWrittenBytes()
-                downloadDelegate?.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location)
+                sendToDelegate(.finishedDownloading, as: (any URLSessionDownloadDelegate).self) {
+                    $0.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location)
+                }
                 file?.remove()
             } else if !keepFile {
                 file?.remove()
             }
-            if let delegate, let metrics { delegate.urlSession(session, task: self, didFinishCollecting: metrics) }
-            delegate?.urlSession(session, task: self, didCompleteWithError: error)
+            sendMetrics()
+            sendToDelegate(.completion, as: (any URLSessionTaskDelegate).self) {
+                $0.urlSession(session, task: self, didCompleteWithError: error)
+            }
         }
         lock.withLock { core.delegate = nil }
         session.taskDidComplete(self)

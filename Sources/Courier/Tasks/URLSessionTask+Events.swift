@@ -58,12 +58,7 @@ extension URLSessionTask {
         }
         guard ask, let session, let pipeline, let dataTask = self as? URLSessionDataTask else { return }
         pipeline.enqueueAwaiting { [self] resume in
-            guard let delegate = dataDelegate else {
-                releaseHeldBody()
-                resume()
-                return
-            }
-            delegate.urlSession(session, dataTask: dataTask, didReceive: response) { [self] disposition in
+            let decide: @Sendable (URLSession.ResponseDisposition) -> Void = { [self] disposition in
                 switch disposition {
                 case .allow:
                     releaseHeldBody()
@@ -74,6 +69,10 @@ extension URLSessionTask {
                 }
                 resume()
             }
+            let asked = sendToDelegate(.response, as: (any URLSessionDataDelegate).self) {
+                $0.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: decide)
+            }
+            if !asked { decide(.allow) }
         }
     }
 
@@ -142,7 +141,9 @@ extension URLSessionTask {
         case .deliver:
             guard let session, let dataTask = self as? URLSessionDataTask else { return }
             pipeline?.enqueue(bytes: data.count) { [self] in
-                dataDelegate?.urlSession(session, dataTask: dataTask, didReceive: data)
+                sendToDelegate(.data, as: (any URLSessionDataDelegate).self) {
+                    $0.urlSession(session, dataTask: dataTask, didReceive: data)
+                }
             }
         }
     }
@@ -170,8 +171,10 @@ extension URLSessionTask {
             return (written, core.reportedWrittenTotal, core.bytesExpectedToReceive)
         }
         guard written > 0 else { return }
-        downloadDelegate?.urlSession(session, downloadTask: downloadTask, didWriteData: written,
-                                     totalBytesWritten: total, totalBytesExpectedToWrite: expected)
+        sendToDelegate(.wroteData, as: (any URLSessionDownloadDelegate).self) {
+            $0.urlSession(session, downloadTask: downloadTask, didWriteData: written,
+                          totalBytesWritten: total, totalBytesExpectedToWrite: expected)
+        }
     }
 
     func handleResumed(atOffset offset: Int64, expectedTotalBytes: Int64, generation: Int) {
@@ -186,8 +189,10 @@ extension URLSessionTask {
         }
         guard accepted, completion.usesDelegate, let session, let downloadTask = self as? URLSessionDownloadTask else { return }
         pipeline?.enqueue { [self] in
-            downloadDelegate?.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: offset,
-                                         expectedTotalBytes: expectedTotalBytes)
+            sendToDelegate(.resumedAtOffset, as: (any URLSessionDownloadDelegate).self) {
+                $0.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: offset,
+                              expectedTotalBytes: expectedTotalBytes)
+            }
         }
     }
 
@@ -208,11 +213,20 @@ extension URLSessionTask {
                 }
                 resume()
             }
-            if let delegate = taskDelegate {
-                delegate.urlSession(session, task: self, didReceive: challenge, completionHandler: answer)
-            } else if let delegate = session.delegate,
-                      URLSession.isSessionWideAuthenticationMethod(challenge.protectionSpace.authenticationMethod) {
-                delegate.urlSession(session, didReceive: challenge, completionHandler: answer)
+            // A session delegate that adopts only `URLSessionDelegate` still hears session-wide challenges.
+            let sessionWide = URLSession.isSessionWideAuthenticationMethod(challenge.protectionSpace.authenticationMethod)
+            let shared = session.delegate
+            let sharedTaskLevel = shared as? URLSessionTaskDelegate
+            let fallsThrough = sharedTaskLevel != nil || (sessionWide && shared != nil)
+            if sendToOwnDelegate(.challenge, as: (any URLSessionTaskDelegate).self, fallsThrough: fallsThrough, {
+                $0.urlSession(session, task: self, didReceive: challenge, completionHandler: answer)
+            }) {
+                return
+            }
+            if let sharedTaskLevel {
+                sharedTaskLevel.urlSession(session, task: self, didReceive: challenge, completionHandler: answer)
+            } else if sessionWide, let shared {
+                shared.urlSession(session, didReceive: challenge, completionHandler: answer)
             } else {
                 answer(.performDefaultHandling, nil)
             }
@@ -256,8 +270,10 @@ extension URLSessionTask {
             return true
         }) else { return }
         pipeline?.enqueue { [self] in
-            taskDelegate?.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
-                                     totalBytesExpectedToSend: expected)
+            sendToDelegate(.sentBodyData, as: (any URLSessionTaskDelegate).self) {
+                $0.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
+                              totalBytesExpectedToSend: expected)
+            }
         }
     }
 
@@ -269,17 +285,16 @@ extension URLSessionTask {
             return
         }
         pipeline.enqueueAwaiting { [self] resume in
-            guard let delegate = taskDelegate else {
-                completion(nil)
-                resume()
-                return
-            }
             let once = OnceFlag()
-            delegate.urlSession(session, task: self, needNewBodyStream: { stream in
+            let provide: @Sendable (InputStream?) -> Void = { stream in
                 guard once.claim() else { return }
                 completion(stream)
                 resume()
-            })
+            }
+            let asked = sendToDelegate(.needNewBodyStream, as: (any URLSessionTaskDelegate).self) {
+                $0.urlSession(session, task: self, needNewBodyStream: provide)
+            }
+            if !asked { provide(nil) }
         }
     }
 
@@ -292,7 +307,9 @@ extension URLSessionTask {
         }
         guard first, let session else { return }
         pipeline?.enqueue { [self] in
-            taskDelegate?.urlSession(session, taskIsWaitingForConnectivity: self)
+            sendToDelegate(.waitingForConnectivity, as: (any URLSessionTaskDelegate).self) {
+                $0.urlSession(session, taskIsWaitingForConnectivity: self)
+            }
         }
     }
 

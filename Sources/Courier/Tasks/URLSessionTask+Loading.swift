@@ -74,13 +74,10 @@ extension URLSessionTask {
                 }
                 resume()
             }
-            if let delegate = taskDelegate {
-                delegate.urlSession(session, task: self, needNewBodyStream: proceed)
-            } else if let stream = requestBox.value.httpBodyStream {
-                proceed(stream)
-            } else {
-                proceed(nil)
+            let asked = sendToDelegate(.needNewBodyStream, as: (any URLSessionTaskDelegate).self) {
+                $0.urlSession(session, task: self, needNewBodyStream: proceed)
             }
+            if !asked { proceed(requestBox.value.httpBodyStream) }
         }
     }
 
@@ -205,12 +202,13 @@ extension URLSessionTask {
                 }
                 resume()
             }
-            if let http = response as? HTTPURLResponse, let delegate = taskDelegate {
-                delegate.urlSession(session, task: self, willPerformHTTPRedirection: http,
-                                    newRequest: boxes.value.0, completionHandler: proceed)
-            } else {
-                proceed(boxes.value.0)
-            }
+            let asked = (response as? HTTPURLResponse).map { http in
+                sendToDelegate(.redirect, as: (any URLSessionTaskDelegate).self) {
+                    $0.urlSession(session, task: self, willPerformHTTPRedirection: http,
+                                  newRequest: boxes.value.0, completionHandler: proceed)
+                }
+            } ?? false
+            if !asked { proceed(boxes.value.0) }
         }
     }
 
