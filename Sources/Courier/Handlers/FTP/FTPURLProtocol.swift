@@ -46,8 +46,13 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    private var environment: HandlerEnvironment {
-        (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+    /// The session's stores and settings, read from the client once: a handler driven outside a
+    /// session keeps one standalone environment, and so one loop, for its whole load.
+    private let environment: HandlerEnvironment
+
+    required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
+        environment = (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+        super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
     override func startLoading() {
@@ -71,6 +76,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
             defer { self.transfer = nil; self.loop = nil }
             return (self.transfer, self.loop)
         }
+        transfer?.abandon()
         if let transfer, let loop { loop.remove(transfer) }
     }
 
@@ -131,6 +137,18 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
         if proceed { client?.urlProtocol(self, didFailWithError: error) }
     }
 
+    /// The listing grew past `limit`: the transfer stops and the load fails.
+    private func failListing(over limit: Int64, transfer: CurlTransfer) {
+        let loop: CurlMultiLoop? = lock.withLock {
+            guard state == .running else { return nil }
+            defer { self.transfer = nil; self.loop = nil }
+            return self.loop
+        }
+        transfer.abandon()
+        loop?.remove(transfer)
+        fail(ResponseBodyLimit.exceeded(limit, url: request.url), expecting: .running)
+    }
+
     // MARK: CurlTransferDelegate (loop thread)
 
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {}
@@ -140,7 +158,14 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
         guard current == .running else { return true }
         switch operation {
         case .list:
-            lock.withLock { listing.append(contentsOf: bytes) }
+            // A listing is parsed whole, so it is held here: bounded like a body held in memory.
+            let limit = environment.responseBodyLimit.limit(collectsInMemory: true) ?? .max
+            let fits: Bool = lock.withLock {
+                guard Int64(listing.count) + Int64(bytes.count) <= limit else { return false }
+                listing.append(contentsOf: bytes)
+                return true
+            }
+            if !fits { failListing(over: limit, transfer: transfer) }
             return true
         case .probe:
             // libcurl writes what it learned ("Content-Length: …", "Last-Modified: …") as the body of

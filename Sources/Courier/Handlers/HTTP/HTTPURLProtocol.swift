@@ -136,6 +136,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             defer { self.transfer = nil; self.loop = nil }
             return (self.transfer, self.loop)
         }
+        transfer?.abandon()
         if let transfer, let loop { loop.remove(transfer) }
     }
 

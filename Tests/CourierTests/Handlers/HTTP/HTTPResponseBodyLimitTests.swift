@@ -19,6 +19,18 @@ struct HTTPResponseBodyLimitTests {
                                                                                ("Content-Type", "application/octet-stream")]))])
     }
 
+    /// Runs the task `make` creates, to completion, on a session with an ``EventDelegate`` and the
+    /// configuration `configure` sets.
+    private static func run(configure: (URLSessionConfiguration) -> Void,
+                            _ make: (URLSession) -> URLSessionTask) async throws -> (EventDelegate, URLSessionTask) {
+        let delegate = EventDelegate()
+        let session = HTTPTest.session(delegate: delegate, configure: configure)
+        defer { session.finishTasksAndInvalidate() }
+        let task = make(session)
+        try await HTTPTest.run(task, delegate)
+        return (delegate, task)
+    }
+
     private static func expectExceeded(_ error: (any Error)?, url: URL, limit: Int64 = limit,
                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
         let error = try HTTPTest.urlError(error, sourceLocation: sourceLocation)
@@ -56,12 +68,8 @@ struct HTTPResponseBodyLimitTests {
     @Test func delegateGetsNothingPastAConfiguredLimit() async throws {
         let server = try Self.bombServer()
         defer { server.stop() }
-        let delegate = EventDelegate()
-        let session = HTTPTest.session(delegate: delegate) { $0.maximumResponseBodySize = Self.limit }
-        defer { session.finishTasksAndInvalidate() }
         let url = server.url("/bomb")
-        let task = session.dataTask(with: url)
-        try await HTTPTest.run(task, delegate)
+        let (delegate, task) = try await Self.run(configure: { $0.maximumResponseBodySize = Self.limit }) { $0.dataTask(with: url) }
         try Self.expectExceeded(delegate.error(of: task), url: url)
         #expect(Int64(delegate.body(of: task).count) <= Self.limit)
         #expect(delegate.completionCount(of: task) == 1)
@@ -70,11 +78,8 @@ struct HTTPResponseBodyLimitTests {
     @Test func inMemoryDefaultLeavesADelegateStreamAlone() async throws {
         let server = try Self.bombServer()
         defer { server.stop() }
-        let delegate = EventDelegate()
-        let session = HTTPTest.session(delegate: delegate) { $0.inMemoryResponseBodyLimit = Self.limit }
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: server.url("/bomb"))
-        try await HTTPTest.run(task, delegate)
+        let url = server.url("/bomb")
+        let (delegate, task) = try await Self.run(configure: { $0.inMemoryResponseBodyLimit = Self.limit }) { $0.dataTask(with: url) }
         #expect(delegate.error(of: task) == nil, "\(String(describing: delegate.error(of: task)))")
         #expect(delegate.body(of: task).count == Self.decoded)
     }
@@ -94,12 +99,8 @@ struct HTTPResponseBodyLimitTests {
         let server = try Self.bombServer()
         defer { server.stop() }
         let before = HTTPErrorTests.downloadFiles()
-        let delegate = EventDelegate()
-        let session = HTTPTest.session(delegate: delegate) { $0.maximumResponseBodySize = Self.limit }
-        defer { session.finishTasksAndInvalidate() }
         let url = server.url("/bomb")
-        let task = session.downloadTask(with: url)
-        try await HTTPTest.run(task, delegate)
+        let (delegate, task) = try await Self.run(configure: { $0.maximumResponseBodySize = Self.limit }) { $0.downloadTask(with: url) }
         try Self.expectExceeded(delegate.error(of: task), url: url)
         #expect((delegate.error(of: task) as? URLError)?.downloadTaskResumeData == nil, "no resume data past the limit")
         #expect(delegate.download(of: task) == nil)
@@ -124,12 +125,8 @@ struct HTTPResponseBodyLimitTests {
             return false
         }])
         defer { server.stop() }
-        let delegate = EventDelegate()
-        let session = HTTPTest.session(delegate: delegate) { $0.maximumResponseBodySize = Self.limit }
-        defer { session.finishTasksAndInvalidate() }
         let url = server.url("/endless")
-        let task = session.dataTask(with: url)
-        try await HTTPTest.run(task, delegate)
+        let (delegate, task) = try await Self.run(configure: { $0.maximumResponseBodySize = Self.limit }) { $0.dataTask(with: url) }
         try Self.expectExceeded(delegate.error(of: task), url: url)
         #expect(await waitUntil(timeout: 10) { closed.current }, "the connection was closed")
     }
