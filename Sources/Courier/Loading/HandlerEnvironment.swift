@@ -30,6 +30,8 @@ struct HandlerEnvironment: @unchecked Sendable {
     var sshStrictHostKeyChecking = SSHStrictHostKeyChecking.yes
     /// Where the SSH agent socket and the default identity files are.
     var sshUserEnvironment = SSHUserEnvironment.process
+    /// How large a response body may grow (`maximumResponseBodySize`).
+    var responseBodyLimit = ResponseBodyLimit()
 
     /// An environment with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerEnvironment {

@@ -111,6 +111,8 @@ open class URLSession: NSObject, @unchecked Sendable {
             let lowest = copy.tlsMinimumSupportedProtocolVersion.rawValue
             environment.tlsVersions = lowest...max(lowest, copy.tlsMaximumSupportedProtocolVersion.rawValue)
             environment.tlsTrustAnchors = copy.tlsTrustAnchors ?? TLSTrustAnchors.process
+            environment.responseBodyLimit = ResponseBodyLimit(configured: copy.maximumResponseBodySize,
+                                                              inMemory: copy.inMemoryResponseBodyLimit)
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
                                         builtIns: BuiltInHandlers.table)
         }

@@ -33,6 +33,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var sshStrictHostKeyChecking = SSHStrictHostKeyChecking.yes
         var sshUserEnvironment: SSHUserEnvironment?
         var tlsTrustAnchors: TLSTrustAnchors?
+        var maximumResponseBodySize: Int64?
+        var inMemoryResponseBodyLimit = ResponseBodyLimit.defaultInMemory
     }
 
     private let lock = Lock()
@@ -262,6 +264,28 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     var tlsTrustAnchors: TLSTrustAnchors? {
         get { self.get(\.tlsTrustAnchors) }
         set { self.set(\.tlsTrustAnchors, newValue) }
+    }
+
+    /// Courier's own setting, not Apple's: the most bytes a response body may have, counted after
+    /// content decoding (gzip, deflate, br, zstd), before the task fails with
+    /// `URLError.dataLengthExceedsMaximum` and its transfer is stopped. Nothing past the limit is
+    /// delivered, and a download task's file is removed.
+    ///
+    /// `nil` (the default) caps only bodies the task collects in memory — completion-handler data
+    /// and upload tasks, `data(for:)`, `upload(for:)` — at 1 GiB, so that a small compressed
+    /// response that decodes to gigabytes cannot exhaust memory; bodies a delegate receives as
+    /// they arrive, `bytes(for:)` and download tasks are not capped then. A value applies to every
+    /// task of the session, whatever its kind; `Int64.max` lifts the in-memory cap.
+    open var maximumResponseBodySize: Int64? {
+        get { self.get(\.maximumResponseBodySize) }
+        set { self.set(\.maximumResponseBodySize, newValue) }
+    }
+
+    /// The cap on bodies collected in memory when ``maximumResponseBodySize`` is `nil`
+    /// (``ResponseBodyLimit/defaultInMemory``). Not public: tests lower it.
+    var inMemoryResponseBodyLimit: Int64 {
+        get { self.get(\.inMemoryResponseBodyLimit) }
+        set { self.set(\.inMemoryResponseBodyLimit, newValue) }
     }
 
     /// `URLProtocol` subclasses the session asks, in order, before registered classes and the

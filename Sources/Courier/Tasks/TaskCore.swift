@@ -95,6 +95,8 @@ struct TaskCore {
     var progress: Progress?
     /// The body, for a data task with a completion handler.
     var body = Data()
+    /// The most body bytes the task may receive (``ResponseBodyLimit``); `nil`: no limit.
+    var bodyLimit: Int64?
     /// The file, for a download task.
     var downloadFile: DownloadFile?
     /// Bytes written to the download file not yet reported by `didWriteData`.

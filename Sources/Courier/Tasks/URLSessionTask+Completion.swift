@@ -16,7 +16,9 @@ extension URLSessionTask {
             core.completionError = error
             let cacheable = takeResponseToCacheLocked()
             if error == nil { toCache = cacheable }
-            if error != nil, kind == .download, core.handlerCanResume, core.bytesReceived > 0 {
+            // A body over the size limit is not worth resuming: its partial file goes.
+            if error != nil, kind == .download, core.handlerCanResume, core.bytesReceived > 0,
+               (error as? URLError)?.code != .dataLengthExceedsMaximum {
                 core.keepPartialFile = true
             }
             return .some(current)

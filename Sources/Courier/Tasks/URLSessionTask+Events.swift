@@ -77,10 +77,12 @@ extension URLSessionTask {
     }
 
     func handleData(_ data: Data, generation: Int?) {
-        enum Route { case none, write, deliver, forward(URLSessionDownloadTask) }
+        enum Route { case none, write, deliver, forward(URLSessionDownloadTask), overLimit(Int64) }
         let (route, progress, received): (Route, Progress?, Int64) = lock.withLock {
             if case .done = core.phase, let successor = core.successor { return (.forward(successor), nil, 0) }
             guard isCurrentLocked(generation) else { return (.none, nil, 0) }
+            // Past the limit nothing more is kept or delivered, and the handler is stopped.
+            if let limit = core.bodyLimit, core.bytesReceived + Int64(data.count) > limit { return (.overLimit(limit), nil, 0) }
             core.bytesReceived += Int64(data.count)
             core.lastActivity = monotonicNanoseconds()
             appendCacheCopyLocked(data)
@@ -102,6 +104,8 @@ extension URLSessionTask {
         switch route {
         case .none:
             return
+        case .overLimit(let limit):
+            complete(error: ResponseBodyLimit.exceeded(limit, url: currentRequest?.url), generation: generation)
         case .forward(let successor):
             successor.handleData(data, generation: generation)
         case .write:

@@ -56,6 +56,9 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         box.task = self
         core.currentRequest = request
         if let length = uploadBody.knownLength { core.bytesExpectedToSend = length }
+        var collectsInMemory = false
+        if case .data = completion, kind != .download { collectsInMemory = true }
+        core.bodyLimit = session.environment.responseBodyLimit.limit(collectsInMemory: collectsInMemory)
     }
 
     /// A task is its own copy: copying returns the same object, as Apple documents.

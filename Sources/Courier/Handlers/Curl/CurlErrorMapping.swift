@@ -36,13 +36,32 @@ enum CurlErrorMapping {
         }
     }
 
+    /// The most bytes libcurl 7.88 builds a request head (request line and header fields) in
+    /// (`DYN_HTTP_REQUEST`).
+    static let requestHeadLimit = 1 << 20
+
+    /// Whether libcurl could not build the request head, so sent nothing: a URL or header fields
+    /// longer than ``requestHeadLimit``. libcurl 7.88 reports that as running out of memory, with no
+    /// detail, before any request byte is sent (`CURLINFO_REQUEST_SIZE` 0).
+    static func refusedOversizedRequest(_ result: CURLcode, requestBytesSent: Int) -> Bool {
+        result == CURLE_OUT_OF_MEMORY && requestBytesSent == 0
+    }
+
     /// Whether libcurl refused a response head for its size, before any response was delivered:
-    /// a header line longer than it keeps (libcurl 7.88 reports running out of memory, or "Rejected
-    /// … bytes header") or a whole head over its limit ("Too large response headers", a receive error).
-    static func refusedOversizedResponseHead(_ result: CURLcode, detail: String?) -> Bool {
-        if result == CURLE_OUT_OF_MEMORY { return true }
+    /// a header line longer than it keeps (libcurl 7.88 reports running out of memory after the
+    /// request went out, later versions "Rejected … bytes header") or a whole head over its limit
+    /// ("Too large response headers", a receive error).
+    static func refusedOversizedResponseHead(_ result: CURLcode, detail: String?, requestBytesSent: Int) -> Bool {
+        if result == CURLE_OUT_OF_MEMORY { return requestBytesSent > 0 }
         guard let detail = detail?.lowercased() else { return false }
         return detail.contains("too large response headers") || detail.contains("bytes header")
+    }
+
+    /// Whether libcurl refused the URL's scheme because the transfer may not use it
+    /// (`CURLOPT_PROTOCOLS_STR`): "Protocol "ftp" not supported or disabled in libcurl". libcurl
+    /// also answers `CURLE_UNSUPPORTED_PROTOCOL` to an HTTP/0.9 reply, with another message.
+    static func refusedScheme(_ result: CURLcode, detail: String?) -> Bool {
+        result == CURLE_UNSUPPORTED_PROTOCOL && detail?.contains("not supported or disabled") == true
     }
 
     /// A `URLError` for `result` on `url`, with libcurl's own wording in the description.

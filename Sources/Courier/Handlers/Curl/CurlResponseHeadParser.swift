@@ -17,13 +17,24 @@ import Foundation
 struct CurlResponseHeadParser {
     private var statusLine: String?
     private var fields = HTTPHeaderFields()
-    private var lastName: String?
+    /// The last field line read, added to `fields` once the next line shows it is complete. A
+    /// folded (obs-fold) continuation line is appended to it here, so joining costs the length of
+    /// the line, not of the value so far: a response of many folded lines is parsed in linear time.
+    private var pending: PendingField?
     /// The last head delivered may be followed by trailer fields (a chunked or HTTP/2 body).
     private var trailersMayFollow = false
     /// The lines being read are trailer fields, skipped up to the empty line that ends them.
     private var readingTrailers = false
     /// Room reserved for the fields of each response, so that collecting them rarely regrows.
     private static let expectedFieldCount = 16
+
+    /// A field whose value may still grow by continuation lines.
+    private struct PendingField {
+        var name: String
+        /// The name's index key when the parser computed it from the wire bytes.
+        var key: String?
+        var value: String
+    }
 
     /// What one line completed.
     enum Outcome {
@@ -39,6 +50,7 @@ struct CurlResponseHeadParser {
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         if end == 0 {
             defer { reset() }
+            addPendingField()
             if readingTrailers {
                 readingTrailers = false
                 return .needMore
@@ -61,26 +73,37 @@ struct CurlResponseHeadParser {
             fields = HTTPHeaderFields(minimumCapacity: Self.expectedFieldCount)
             return .needMore
         }
-        if bytes[0] == 0x20 || bytes[0] == 0x09, let lastName {
-            let previous = fields.value(for: lastName) ?? ""
-            fields.set(previous + " " + Self.trimmedString(bytes, from: 0, to: end), for: lastName)
+        if bytes[0] == 0x20 || bytes[0] == 0x09, pending != nil {
+            // Appended in place: the pending value is not shared, so this copies only the line.
+            pending?.value.append(" ")
+            pending?.value.append(Self.trimmedString(bytes, from: 0, to: end))
             return .needMore
         }
         guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
         let (lower, upper) = Self.trimmed(bytes, from: 0, to: colon)
         guard lower < upper else { return .needMore }
+        addPendingField()
         let value = Self.trimmedString(bytes, from: colon + 1, to: end)
         let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])
-        let name: String
         if let key = HTTPHeaderFields.key(forASCII: nameBytes) {
-            name = HTTPURLResponse.canonicalName(forKey: key) ?? String(decoding: nameBytes, as: UTF8.self)
-            fields.add(value, for: name, key: key)
+            let name = HTTPURLResponse.canonicalName(forKey: key) ?? String(decoding: nameBytes, as: UTF8.self)
+            pending = PendingField(name: name, key: key, value: value)
         } else {
-            name = HTTPURLResponse.canonicalName(String(decoding: nameBytes, as: UTF8.self))
-            fields.add(value, for: name)
+            pending = PendingField(name: HTTPURLResponse.canonicalName(String(decoding: nameBytes, as: UTF8.self)),
+                                   key: nil, value: value)
         }
-        lastName = name
         return .needMore
+    }
+
+    /// Adds the pending field, now complete, to the head's fields.
+    private mutating func addPendingField() {
+        guard let field = pending else { return }
+        pending = nil
+        if let key = field.key {
+            fields.add(field.value, for: field.name, key: key)
+        } else {
+            fields.add(field.value, for: field.name)
+        }
     }
 
     /// Whether a body after this head can carry trailer fields: chunked HTTP/1.1, or HTTP/2 and later.
@@ -116,7 +139,7 @@ struct CurlResponseHeadParser {
     private mutating func reset() {
         statusLine = nil
         fields = HTTPHeaderFields()
-        lastName = nil
+        pending = nil
     }
 
     /// "HTTP/1.1 200 OK" → ("HTTP/1.1", 200); "HTTP/2 204" → ("HTTP/2", 204).

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import Synchronization
 
 /// One libcurl easy handle and the C callbacks that feed its ``CurlTransferDelegate``.
 ///
@@ -18,6 +19,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headParser = CurlResponseHeadParser()
     private var body: CurlRequestBody?
     private var finished = false
+    /// The handler stopped: the next callback aborts the transfer (see ``abandon()``).
+    private let abandoned = Atomic<Bool>(false)
     /// What the header callback receives: HTTP response heads, or FTP server replies.
     private let headerMode: HeaderMode
     /// The last FTP server reply line (ftp mode), for error messages.
@@ -172,6 +175,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func header(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if abandoned.load(ordering: .relaxed) { return false }
         recordTLSIfNeeded()
         if headerMode == .ftp {
             let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -189,8 +193,13 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    fileprivate func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        reportee?.transfer(self, didReceive: bytes) ?? true
+    /// What the write callback answers libcurl: the byte count (taken), `CURL_WRITEFUNC_PAUSE`, or 0
+    /// (abort) once the transfer was abandoned, also by the delegate while it took these bytes.
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if abandoned.load(ordering: .relaxed) { return 0 }
+        let taken = reportee?.transfer(self, didReceive: bytes) ?? true
+        if abandoned.load(ordering: .relaxed) { return 0 }
+        return taken ? bytes.count : Int(CURL_WRITEFUNC_PAUSE)
     }
 
     fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -216,6 +225,13 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard case .some(let reportee) = reportee else { return }
         reportee?.transfer(self, didFinishWith: result)
+    }
+
+    /// The handler stopped (its task was cancelled, or failed because the body grew too large):
+    /// libcurl's next header or body callback aborts the transfer, so it reads and decodes nothing
+    /// more while the loop gets to removing it. Callable from any thread, also from a callback.
+    func abandon() {
+        abandoned.store(true, ordering: .relaxed)
     }
 
     /// Stops reporting (the handler stopped).
@@ -264,7 +280,7 @@ private let curlHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, In
 private let curlWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, userdata in
     let length = size * count
     guard let transfer = transfer(from: userdata), let data else { return length }
-    return transfer.write(UnsafeRawBufferPointer(start: data, count: length)) ? length : Int(CURL_WRITEFUNC_PAUSE)
+    return transfer.write(UnsafeRawBufferPointer(start: data, count: length))
 }
 
 private let curlReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, userdata in

@@ -5,6 +5,10 @@ import Foundation
 /// info: the login is set separately by ``FTPLogin``), passive or active mode, TLS, timeouts, and the
 /// operation's commands.
 enum FTPTransferConfiguration {
+    /// The protocols libcurl may use for an FTP transfer (`CURLOPT_PROTOCOLS_STR`, and
+    /// `CURLOPT_REDIR_PROTOCOLS_STR`).
+    static let protocols = "ftp,ftps"
+
     /// Bytes per read from the data connection (as for HTTP: fewer callbacks per megabyte).
     static let bufferSize = 512 * 1024
     /// Bytes per read of an upload body (libcurl's largest upload buffer is 2 MiB).
@@ -21,6 +25,11 @@ enum FTPTransferConfiguration {
         guard let address = components?.string, transfer.set(CURLOPT_URL, address) else {
             throw URLError(.badURL, url: url, description: "libcurl does not accept this FTP URL.")
         }
+        // libcurl speaks only FTP for this handler, whatever string the URL became, and follows
+        // nothing (FTP has no redirects; libcurl needs a non-empty list, so it names FTP's own).
+        transfer.set(CURLOPT_PROTOCOLS_STR, protocols)
+        transfer.set(CURLOPT_REDIR_PROTOCOLS_STR, protocols)
+        transfer.set(CURLOPT_FOLLOWLOCATION, 0)
         transfer.set(CURLOPT_BUFFERSIZE, bufferSize)
         transfer.set(CURLOPT_UPLOAD_BUFFERSIZE, uploadBufferSize)
         transfer.set(CURLOPT_TCP_KEEPALIVE, 1)

@@ -48,8 +48,13 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    private var environment: HandlerEnvironment {
-        (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+    /// The session's stores and settings, read from the client once: a handler driven outside a
+    /// session keeps one standalone environment, and so one loop, for its whole load.
+    private let environment: HandlerEnvironment
+
+    required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
+        environment = (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+        super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
     override func startLoading() {
@@ -73,6 +78,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
             defer { self.transfer = nil; self.loop = nil }
             return (self.transfer, self.loop)
         }
+        transfer?.abandon()
         if let transfer, let loop { loop.remove(transfer) }
     }
 

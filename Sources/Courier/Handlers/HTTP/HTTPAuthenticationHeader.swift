@@ -21,8 +21,18 @@ enum HTTPAuthenticationHeader {
         }
     }
 
-    /// The offers in `value` (several headers may have been joined with commas).
+    /// The offers in `value` (several headers may have been joined with commas), each scheme and
+    /// realm once: a server that repeats an offer (the same scheme, compared case-insensitively, with
+    /// the same realm) raises one challenge for it, not one per copy.
     static func offers(in value: String) -> [Offer] {
+        var seen = Set<String>()
+        return allOffers(in: value).filter { offer in
+            seen.insert(offer.scheme.lowercased() + "\u{0}" + (offer.realm.map { "\u{1}" + $0 } ?? "")).inserted
+        }
+    }
+
+    /// Every offer in `value`, repeated ones included.
+    private static func allOffers(in value: String) -> [Offer] {
         var offers: [Offer] = []
         var index = value.startIndex
         func skipSpaceAndCommas() {

@@ -24,6 +24,11 @@ enum HTTPTransferConfiguration {
         return components?.string.map { ($0, false) }
     }
 
+    /// The protocols libcurl may use for an HTTP transfer (`CURLOPT_PROTOCOLS_STR`, and
+    /// `CURLOPT_REDIR_PROTOCOLS_STR`). A proxy's own scheme (`socks5h`, `http`) is not restricted
+    /// by them.
+    static let protocols = "http,https"
+
     /// Bytes per read of a request body: fewer read callbacks and progress reports per megabyte
     /// than libcurl's 64 KiB (its largest is 2 MiB).
     static let uploadBufferSize = 1024 * 1024
@@ -37,6 +42,11 @@ enum HTTPTransferConfiguration {
               transfer.setURL(address, reportedAs: isURLString ? url : nil) else {
             throw URLError(.badURL, url: url, description: "libcurl does not accept this URL.")
         }
+        // libcurl speaks only HTTP for this handler, whatever string the URL became: a URL libcurl
+        // reads as another scheme fails with unsupportedURL instead of reaching another protocol.
+        // Redirects are the session's (libcurl follows none); were one followed, it stays HTTP too.
+        transfer.set(CURLOPT_PROTOCOLS_STR, protocols)
+        transfer.set(CURLOPT_REDIR_PROTOCOLS_STR, protocols)
         transfer.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         transfer.set(CURLOPT_FOLLOWLOCATION, 0)
         transfer.set(CURLOPT_TCP_KEEPALIVE, 1)

@@ -153,6 +153,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             defer { self.transfer = nil; self.loop = nil }
             return (self.transfer, self.loop)
         }
+        transfer?.abandon()
         if let transfer, let loop { loop.remove(transfer) }
     }
 
@@ -285,28 +286,12 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             client?.urlProtocolDidFinishLoading(self)
         } else if result == CURLE_OK, finishRevalidationIfAnswered() {
             // A 304: the stored response was reported.
-        } else if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
-            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
-                                                                 description: "The server's response could not be parsed."))
-        } else if !delivered, CurlErrorMapping.refusedOversizedResponseHead(result, detail: transfer.errorDetail) {
-            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
-                                                                 description: "The server's response headers are too large: \(transfer.errorDetail ?? "libcurl error \(result.rawValue)")"))
-        } else if result == CURLE_RECV_ERROR, let detail = transfer.errorDetail, detail.lowercased().contains("chunk") {
-            client?.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse, url: url,
-                                                                 description: "The response's chunked encoding is malformed: \(detail)"))
-        } else if result == CURLE_UNSUPPORTED_PROTOCOL || result == CURLE_WEIRD_SERVER_REPLY {
-            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse, url: url,
-                                                                 description: "The server's response is not HTTP: \(transfer.errorDetail ?? "")"))
-        } else if lock.withLock({ clientCertificate != nil }),
-                  HTTPClientCertificate.serverRejectedCertificate(result: result, detail: transfer.errorDetail) {
-            client?.urlProtocol(self, didFailWithError: URLError(.clientCertificateRejected, url: url,
-                                                                 description: "The server rejected the client certificate: \(transfer.errorDetail ?? "")"))
-        } else if lock.withLock({ clientCertificate == nil && declinedClientCertificate }),
-                  HTTPClientCertificate.serverRequiresCertificate(result: result, detail: transfer.errorDetail) {
-            client?.urlProtocol(self, didFailWithError: URLError(.clientCertificateRequired, url: url,
-                                                                 description: "The server requires a client certificate: \(transfer.errorDetail ?? "")"))
         } else {
-            client?.urlProtocol(self, didFailWithError: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail))
+            let certificate = lock.withLock {
+                HTTPTransferFailure.CertificateState(presented: clientCertificate != nil, declined: declinedClientCertificate)
+            }
+            client?.urlProtocol(self, didFailWithError: HTTPTransferFailure.error(for: result, of: transfer, url: url,
+                                                                                  delivered: delivered, certificate: certificate))
         }
     }
 

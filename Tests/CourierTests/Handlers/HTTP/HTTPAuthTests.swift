@@ -283,4 +283,31 @@ struct HTTPAuthTests {
         #expect(seen.current.first?.realm == NginxServer.basicRealm)
         #expect(seen.current.first?.port == server.httpPort)
     }
+
+    /// A server that offers the same scheme and realm twice (two `WWW-Authenticate` fields, or a
+    /// repeat in one) raises one challenge for it: rejecting that space ends the exchange.
+    @Test func repeatedOfferRaisesOneChallenge() async throws {
+        let offers = [("WWW-Authenticate", "Basic realm=\"x\""), ("WWW-Authenticate", "basic realm=\"x\", Basic realm=\"x\"")]
+        let server = try FaultServer(routes: ["/private": .respond(.ok(Data("no".utf8), status: 401, reason: "Unauthorized",
+                                                                       headers: offers))])
+        defer { server.stop() }
+        let seen = Locked<[URLProtectionSpace]>([])
+        let delegate = EventDelegate(EventDelegate.Hooks(challenge: { _, challenge, answer in
+            seen.withLock { $0.append(challenge.protectionSpace) }
+            answer(.rejectProtectionSpace, nil)
+        }))
+        let session = HTTPTest.session(delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/private"))
+        try await HTTPTest.run(task, delegate)
+        #expect(delegate.error(of: task) == nil)
+        #expect(try HTTPTest.http(delegate.response(of: task)).statusCode == 401)
+        #expect(seen.current.count == 1, "challenges: \(seen.current)")
+    }
+
+    @Test func headerOffersAreDeduplicated() {
+        let offers = HTTPAuthenticationHeader.offers(in: "Basic realm=\"x\", Digest realm=\"x\", nonce=\"n\", basic realm=\"x\", Basic realm=\"y\", Basic realm=\"X\"")
+        #expect(offers == [.init(scheme: "Basic", realm: "x"), .init(scheme: "Digest", realm: "x"),
+                           .init(scheme: "Basic", realm: "y"), .init(scheme: "Basic", realm: "X")])
+    }
 }

@@ -164,7 +164,7 @@ struct HTTPErrorTests {
     }
 
     /// The temporary files of download tasks (`CFNetworkDownload_*.tmp` in the temporary directory).
-    private static func downloadFiles() -> Set<String> {
+    static func downloadFiles() -> Set<String> {
         let directory = FileManager.default.temporaryDirectory.path
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return Set(names.filter { $0.hasPrefix("CFNetworkDownload_") && $0.hasSuffix(".tmp") }.map { "\(directory)/\($0)" })
