@@ -64,19 +64,4 @@ struct FTPListingTests {
             _ = try await withTimeout(20) { try await session.directoryListing(from: server.url("/hello.txt")) }
         }
     }
-
-    /// A listing is parsed whole, so the handler holds it: past the in-memory body limit the load
-    /// fails with `dataLengthExceedsMaximum`, even for a delegate that would stream a body.
-    @Test func listingLargerThanTheInMemoryLimitFails() async throws {
-        let server = try await FTPTest.servers()
-        let delegate = EventDelegate()
-        let session = FTPTest.session(delegate: delegate) { $0.inMemoryResponseBodyLimit = 16 }
-        defer { session.finishTasksAndInvalidate() }
-        let url = server.url("/dir/")
-        let task = session.dataTask(with: url)
-        try await HTTPTest.run(task, delegate)
-        let error = try FTPTest.urlError(delegate.error(of: task))
-        #expect(error.code == .dataLengthExceedsMaximum, "got \(error.code): \(error.localizedDescription)")
-        #expect(HTTPTest.hasFailingURL(error, url))
-    }
 }
