@@ -23,6 +23,7 @@ struct CancelStormTests {
         let completions = Locked([Int: Int]())
         var tasks: [Weak] = []
         var sessions: [Weak] = []
+        var peak = 0
         for round in 0..<5 {
             let session = HTTPTest.session()
             sessions.append(Weak(session))
@@ -36,6 +37,7 @@ struct CancelStormTests {
                 task.resume()
             }
             for task in strong { task.cancel() }
+            peak = max(peak, Self.threadNames().count)
             tasks.append(contentsOf: strong.map(Weak.init))
             session.finishTasksAndInvalidate()
         }
@@ -45,11 +47,13 @@ struct CancelStormTests {
         #expect(completions.withLock { $0.values.allSatisfy { $0 == 1 } }, "a task completed more than once")
         #expect(await waitUntil(timeout: 10) { tasksToFree.allSatisfy { $0.object == nil } }, "tasks are still alive")
         #expect(await waitUntil(timeout: 10) { sessionsToFree.allSatisfy { $0.object == nil } }, "sessions are still alive")
-        // GCD keeps a few idle workers for a while; Courier's own threads (one curl loop per live
-        // session) must be gone.
+        // Courier's own threads (one curl loop per live session) are gone. GCD's shared worker pool,
+        // which Swift concurrency uses too, grows under the storm's completions and keeps idle
+        // workers for a while; a thread per task or per session would show far above these bounds.
+        #expect(peak <= threadsBefore + 32, "threads: \(threadsBefore) before, \(peak) at the peak")
         #expect(await waitUntil(timeout: 10) { Self.threadNames().filter { $0 == "courier.curl" }.count <= curlThreadsBefore })
-        #expect(await waitUntil(timeout: 10) { Self.threadNames().count <= threadsBefore + 4 },
-                "threads: \(threadsBefore) before, \(Self.threadNames().count) after")
+        #expect(await waitUntil(timeout: 10) { Self.threadNames().count <= threadsBefore + 16 },
+                "threads: \(threadsBefore) before, \(Self.threadNames().count) after: \(Self.threadNames().sorted())")
     }
 
     private static func threadNames() -> [String] {
