@@ -10,6 +10,12 @@ import Synchronization
 /// (``CurlEventPoller``, an epoll set) and when its next timer is due; the loop thread sleeps in
 /// epoll and hands ready sockets and due timers to `curl_multi_socket_action`.
 ///
+/// The thread runs only while there is work: it starts with the first transfer and ends once no
+/// transfer has run for ``idleLinger`` (idle connections stay in the multi handle for the next
+/// transfer, which starts a new thread). So a session that is never invalidated — kept alive by a
+/// delegate that holds it, say — costs no thread while it is idle, as FoundationNetworking's
+/// sessions cost none; sequential requests on one session keep the one thread.
+///
 /// Whoever holds the *drive lock* may call libcurl: the loop thread, between two sleeps, or a
 /// thread that starts a transfer. A transfer is started on the calling thread when the loop is
 /// asleep with nothing to do and the lock is free (`add`): libcurl sends the request right there
@@ -35,14 +41,21 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// the eventfd normally wake it).
     private static let longestSleepMilliseconds = 1000
 
+    /// How long the loop thread stays without transfers before it ends (milliseconds): long enough
+    /// that a session's next request, sent as the last one completes, finds it awake.
+    static let idleLinger = 250
+
     private let multi: UnsafeMutableRawPointer
     private let poller: CurlEventPoller
     /// Held while calling libcurl (see the type's documentation).
     private let driveLock = Lock()
-    /// Guards `commands`, `stopping` and `loopSleepsUntil`.
+    /// Guards `commands`, `stopping`, `threadRunning` and `loopSleepsUntil`.
     private let stateLock = Lock()
     private var commands: [Command] = []
     private var stopping = false
+    /// Whether the loop thread runs. Only a `submit` that finds it not running starts one, and only
+    /// the thread itself, finding nothing to do, sets it back.
+    private var threadRunning = false
     /// Until when (monotonic nanoseconds) the loop thread sleeps; 0 while it is awake (it then looks
     /// at libcurl's timer before it sleeps again).
     private var loopSleepsUntil: UInt64 = 0
@@ -73,9 +86,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         // and reconnects whenever fewer transfers run.
         _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(4 * maximumConnectionsPerHost, 64))
         _ = courier_multi_setopt_socket_function(multi, curlSocketCallback)
-        // Unretained: the loop thread's closure keeps the loop alive until the handle is cleaned up.
+        // Unretained: the session's resources keep the loop alive until the handle is cleaned up
+        // (by the loop thread, or by `shutDown` when none runs), and so does a running thread.
         _ = courier_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
-        NamedThread.start("courier.curl") { [self] in run() }
     }
 
     /// The session's loop, created on first use.
@@ -96,20 +109,35 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     func unpause(_ transfer: CurlTransfer) { submit(.unpause(transfer), driveHere: false) }
 
     func shutDown() {
-        stateLock.withLock { stopping = true }
-        poller.wake()
+        let threadRuns: Bool = stateLock.withLock {
+            stopping = true
+            return threadRunning
+        }
+        if threadRuns {
+            poller.wake()
+        } else {
+            cleanUp()
+        }
     }
 
     // MARK: Commands
 
     private func submit(_ command: Command, driveHere: Bool) {
-        let (accepted, loopIsAsleep): (Bool, Bool) = stateLock.withLock {
-            if stopping { return (false, false) }
+        let (accepted, loopIsAsleep, startThread): (Bool, Bool, Bool) = stateLock.withLock {
+            if stopping { return (false, false, false) }
             commands.append(command)
-            return (true, loopSleepsUntil != 0)
+            if !threadRunning {
+                threadRunning = true
+                return (true, false, true)
+            }
+            return (true, loopSleepsUntil != 0, false)
         }
         guard accepted else {
             abandon([command])
+            return
+        }
+        if startThread {
+            NamedThread.start("courier.curl") { [self] in run() }
             return
         }
         // An awake loop looks at the commands before it sleeps again (`run`), and takes a burst of
@@ -205,28 +233,63 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
 
     private func run() {
         var ready: [CurlEventPoller.Event] = []
+        /// Since when (monotonic nanoseconds) no transfer has run; 0 while one does.
+        var idleSince: UInt64 = 0
         while true {
-            let sleep: Int32? = driveLock.withLock {
+            let step: LoopStep = driveLock.withLock {
                 var running: Int32 = 0
                 for event in ready {
                     _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
                 }
-                guard drive() else { return nil }
-                let milliseconds = nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds
-                let sleep = min(milliseconds, Self.longestSleepMilliseconds)
-                // Commands submitted while the loop was awake did not wake it: look before sleeping.
-                let maySleep: Bool = stateLock.withLock {
-                    guard commands.isEmpty, !stopping else { return false }
-                    loopSleepsUntil = monotonicNanoseconds() &+ UInt64(sleep) * 1_000_000
-                    return true
+                guard drive() else { return .stop }
+                var sleep = min(nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds, Self.longestSleepMilliseconds)
+                let now = monotonicNanoseconds()
+                if active.isEmpty {
+                    if idleSince == 0 { idleSince = now }
+                    let idleFor = Int((now &- idleSince) / 1_000_000)
+                    sleep = min(sleep, max(0, Self.idleLinger - idleFor))
+                } else {
+                    idleSince = 0
                 }
-                return maySleep ? Int32(sleep) : 0
+                return stateLock.withLock {
+                    // Commands submitted while the loop was awake did not wake it: look before sleeping.
+                    guard commands.isEmpty, !stopping else { return .sleep(0) }
+                    if active.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
+                        threadRunning = false
+                        return .end
+                    }
+                    loopSleepsUntil = now &+ UInt64(sleep) * 1_000_000
+                    return .sleep(Int32(sleep))
+                }
             }
-            guard let sleep else { break }
-            ready = poller.wait(milliseconds: sleep)
-            stateLock.withLock { loopSleepsUntil = 0 }
+            switch step {
+            case .sleep(let milliseconds):
+                ready = poller.wait(milliseconds: milliseconds)
+                stateLock.withLock { loopSleepsUntil = 0 }
+            case .end:
+                return
+            case .stop:
+                cleanUp()
+                return
+            }
         }
+    }
+
+    /// What the loop thread does after a pass.
+    private enum LoopStep {
+        /// Sleeps in epoll for this many milliseconds (0: looks again at once).
+        case sleep(Int32)
+        /// Ends: nothing ran for ``idleLinger``; the next `submit` starts a new thread.
+        case end
+        /// Ends after cleaning up: the session shut the loop down.
+        case stop
+    }
+
+    /// Fails what still runs, cleans up the multi handle and abandons queued commands: by the loop
+    /// thread when it stops, or by `shutDown` when no thread runs. Once only.
+    private func cleanUp() {
         driveLock.withLock {
+            guard !closed else { return }
             for transfer in active.values {
                 curl_multi_remove_handle(multi, transfer.easy)
                 transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
