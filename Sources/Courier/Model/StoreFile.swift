@@ -51,9 +51,14 @@ struct StoreFile: Sendable {
     /// (see ``PrivateDirectory/prepare(_:strict:)``).
     var strictDirectory = false
 
+    /// Whether reading follows a symbolic link (a file the user links to, as OpenSSH follows a
+    /// linked known_hosts file); the other checks still apply to what is opened.
+    var followsSymbolicLinks = false
+
     /// Reads the whole file, applying the checks described on the type.
     func read() -> ReadResult {
-        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO in the file's place opens at once (and is refused as no regular file).
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followsSymbolicLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else {
             switch errno {
             case ENOENT: return .missing

@@ -52,9 +52,13 @@ struct KnownHostsFile: Sendable {
         self.entries = entries
     }
 
-    /// The file at `url`; `nil` when it cannot be read (usually: it does not exist).
+    /// The file at `url`; `nil` when it cannot be read (usually: it does not exist). A symbolic link
+    /// is followed, as OpenSSH does; what it names must be a regular file of at most 16 MiB (a FIFO
+    /// or a device such as `/dev/zero` is not read).
     static func read(_ url: URL) -> KnownHostsFile? {
-        guard let contents = try? Data(contentsOf: url) else { return nil }
+        var file = StoreFile(url: url, ownerOnly: false)
+        file.followsSymbolicLinks = true
+        guard case .contents(let contents) = file.read() else { return nil }
         return KnownHostsFile(url: url, contents: contents)
     }
 

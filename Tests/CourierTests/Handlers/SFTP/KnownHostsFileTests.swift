@@ -115,4 +115,27 @@ struct KnownHostsFileTests {
         #expect(line == "[127.0.0.1]:2222 ssh-ed25519 \(key.base64EncodedString())\n")
         #expect(parse(line).entries.first?.key == key)
     }
+
+    @Test func readingFollowsALinkButOnlyToARegularFileOfBoundedSize() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-known-hosts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let real = directory.appendingPathComponent("real")
+        try Data("example.org \(key("ssh-ed25519", fill: 7))\n".utf8).write(to: real)
+        let link = directory.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        #expect(KnownHostsFile.read(link)?.entries.count == 1)
+
+        let fifo = directory.appendingPathComponent("fifo")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        #expect(KnownHostsFile.read(fifo) == nil) // returns at once, without a writer
+        #expect(KnownHostsFile.read(URL(fileURLWithPath: "/dev/zero")) == nil)
+
+        let huge = directory.appendingPathComponent("huge")
+        try #require(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: UInt64(StoreFile.maximumSize) + 1)
+        try handle.close()
+        #expect(KnownHostsFile.read(huge) == nil)
+    }
 }
