@@ -77,6 +77,17 @@ static inline CURLMcode courier_multi_setopt_socket_function(CURLM *multi,
     return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, function);
 }
 
+/// Runs every transfer of `multi` once and updates the socket callbacks (curl_multi_socket_all:
+/// curl_multi_perform plus the socket bookkeeping of the socket interface). libcurl marks it
+/// deprecated in favour of curl_multi_socket_action, which cannot reach a transfer that waits for
+/// nothing (see CurlFTPDoPhaseNudge.swift), so the warning is silenced here only.
+static inline CURLMcode courier_multi_socket_all(CURLM *multi, int *running_handles) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    return curl_multi_socket_all(multi, running_handles);
+#pragma clang diagnostic pop
+}
+
 /// curl_multi_socket_action's "no socket, timers only" argument (CURL_SOCKET_TIMEOUT).
 static const curl_socket_t courier_socket_timeout = CURL_SOCKET_TIMEOUT;
 

@@ -22,6 +22,10 @@ import Musl
 /// - ``Kind/listings``: like standard, but `MLSD` of ``Files/endlessListing`` never ends (entries
 ///   with 4000-byte names), and `MLSD` of ``Files/stalledListing`` sends
 ///   ``Files/stalledListingEarlyEntries`` entries, then nothing for a minute, then as many again.
+/// - ``Kind/eager``: like standard without EPSV (`500`), but it answers `PASV` before it is asked:
+///   right after each transfer's `226` it sends the next `227`, and the `PASV` that follows gets no
+///   reply of its own. A client reusing the control connection finds the `227` waiting the moment
+///   it has sent `PASV`, as from a very fast server (``CurlFTPDoPhaseNudge``'s stall, every time).
 ///
 /// Every kind serves the same ``root`` (``Files``) to ``user``/``password`` (read and write,
 /// including making directories) and to anonymous users (read only). Uploads land in ``root``:
@@ -32,7 +36,7 @@ import Musl
 /// `scripts/requirements-test.txt`) and openssl.
 final class FTPTestServer: @unchecked Sendable {
     enum Kind: String, CaseIterable, Sendable {
-        case standard, quirks, drop, tls, implicit, listings
+        case standard, quirks, drop, tls, implicit, listings, eager
     }
 
     /// The files in ``root`` (paths from the FTP root, not percent-encoded).

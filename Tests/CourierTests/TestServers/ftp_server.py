@@ -13,6 +13,11 @@ Starts, in this one process, on ephemeral ports of 127.0.0.1:
             (1 MiB) and the control connection answers 426.
 - tls:      explicit FTPS (AUTH TLS); TLS required on control and data connections.
 - implicit: implicit FTPS (TLS from the first byte, as for ftps:// URLs).
+- eager:    like standard without EPSV (500), but it answers PASV before it is asked: as soon as a
+            data connection closes (after its 226) it opens the next passive port and sends that
+            227, and the PASV that follows gets no reply of its own. A client that reuses the
+            control connection finds the 227 there the moment it has sent PASV, as from a very
+            fast server.
 - listings: like standard, but MLSD in a directory named `endless` sends entries (with 4000-byte
             names) for ever, and in a directory named `stalled` sends 100 entries, then nothing for
             60 s, then 100 more. Other directories list as usual.
@@ -117,6 +122,25 @@ class DropDTPHandler(DTPHandler):
 class DropHandler(StandardHandler):
     banner = "Courier drop server."
     dtp_handler = DropDTPHandler
+
+
+class EagerPassiveHandler(StandardHandler):
+    banner = "Courier eager server."
+    proto_cmds = {name: value for name, value in FTPHandler.proto_cmds.items() if name != "EPSV"}
+    eager_passive = False
+
+    def _on_dtp_close(self):
+        super()._on_dtp_close()
+        if self.connected and not self._quit_pending:
+            self.eager_passive = True
+            self._make_epasv(extmode=False)  # sends the 227 now
+
+    def ftp_PASV(self, line):
+        if self.eager_passive and self._dtp_acceptor is not None:
+            self.eager_passive = False  # answered already
+            return
+        self.eager_passive = False
+        super().ftp_PASV(line)
 
 
 ENDLESS_NAME = "n" * 4000
@@ -257,7 +281,8 @@ def main():
     DropDTPHandler.drop_after = options.drop_after
     TLSHandler.certfile, TLSHandler.keyfile = cert, key
     handlers = {"standard": StandardHandler, "quirks": QuirksHandler, "drop": DropHandler,
-                "tls": TLSHandler, "implicit": ImplicitTLSHandler, "listings": ListingsHandler}
+                "tls": TLSHandler, "implicit": ImplicitTLSHandler, "listings": ListingsHandler,
+                "eager": EagerPassiveHandler}
 
     ioloop = IOLoop.instance()
     ports = {}

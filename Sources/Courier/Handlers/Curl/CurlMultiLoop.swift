@@ -32,6 +32,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         case add(CurlTransfer)
         case remove(CurlTransfer)
         case unpause(CurlTransfer)
+        case nudge
     }
 
     /// The key under which a session keeps its loop.
@@ -107,6 +108,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// Continues a transfer paused by its write callback. Done by the loop thread: libcurl hands
     /// over held-back data from inside the call, and the caller may hold locks those reports take.
     func unpause(_ transfer: CurlTransfer) { submit(.unpause(transfer), driveHere: false) }
+
+    /// Runs every transfer once, on the loop thread after the current libcurl call, for a transfer
+    /// libcurl may have left waiting for nothing (``CurlFTPDoPhaseNudge``). Callable from a callback.
+    func nudge() { submit(.nudge, driveHere: false) }
 
     func shutDown() {
         let threadRuns: Bool = stateLock.withLock {
@@ -188,7 +193,11 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             abandon(pending)
             return false
         }
-        for command in pending { apply(command) }
+        var nudged = false
+        for command in pending {
+            if case .nudge = command { nudged = true } else { apply(command) }
+        }
+        if nudged { runAll() }
         runDueTimers()
         collectFinished()
         return true
@@ -201,7 +210,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             guard active[key] == nil else { return }
             if curl_multi_add_handle(multi, transfer.easy) == CURLM_OK {
                 active[key] = transfer
-                transfer.unpausesUploads(on: self)
+                transfer.attach(to: self)
             } else {
                 transfer.finish(result: CURLE_FAILED_INIT)
             }
@@ -215,6 +224,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             if active[transfer.easy] != nil {
                 curl_easy_pause(transfer.easy, CURLPAUSE_CONT)
             }
+        case .nudge:
+            break // drive() runs one pass for all the nudges it takes
         }
     }
 
@@ -224,7 +235,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             switch command {
             case .add(let transfer): transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             case .remove(let transfer): transfer.release()
-            case .unpause: break
+            case .unpause, .nudge: break
             }
         }
     }
@@ -322,6 +333,13 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             guard nextTimeoutMilliseconds() == 0 else { return }
             _ = curl_multi_socket_action(multi, courier_socket_timeout, 0, &running)
         }
+    }
+
+    /// Runs every transfer once (``nudge()``); a burst of nudges is one pass.
+    private func runAll() {
+        guard !active.isEmpty else { return }
+        var running: Int32 = 0
+        _ = courier_multi_socket_all(multi, &running)
     }
 
     /// Milliseconds until libcurl's next timer (0: due now), or `nil` when it has none.

@@ -23,6 +23,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let abandoned = Atomic<Bool>(false)
     /// What the header callback receives: HTTP response heads, or FTP server replies.
     private let headerMode: HeaderMode
+    /// The loop running the transfer (set when it starts it); guarded by `lock`.
+    private weak var loop: CurlMultiLoop?
     /// The last FTP server reply line (ftp mode), for error messages.
     private var lastReplyLine = ""
     /// The TLS version and cipher suite the connection negotiated, read while the transfer runs.
@@ -139,9 +141,11 @@ final class CurlTransfer: @unchecked Sendable {
         _ = courier_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
     }
 
-    /// Lets a streamed body that paused the upload (nothing read from the app's stream yet) unpause
-    /// it on `loop` once it can be read again. Called by the loop when it starts the transfer.
-    func unpausesUploads(on loop: CurlMultiLoop) {
+    /// The loop started the transfer: a streamed body that paused the upload (nothing read from the
+    /// app's stream yet) unpauses it there once it can be read again, and an FTP reply that can stall
+    /// libcurl nudges it (``CurlFTPDoPhaseNudge``).
+    func attach(to loop: CurlMultiLoop) {
+        lock.withLock { self.loop = loop }
         body?.onReadable = { [weak loop, weak self] in
             guard let loop, let self else { return }
             loop.unpause(self)
@@ -180,6 +184,7 @@ final class CurlTransfer: @unchecked Sendable {
         if headerMode == .ftp {
             let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if !line.isEmpty { lock.withLock { lastReplyLine = String(line.prefix(512)) } }
+            if CurlFTPDoPhaseNudge.isNeeded(afterReplyLine: line) { lock.withLock { loop }?.nudge() }
             return true
         }
         switch headParser.consume(bytes) {

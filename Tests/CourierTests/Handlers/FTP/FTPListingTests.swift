@@ -44,6 +44,22 @@ struct FTPListingTests {
         }
     }
 
+    /// libcurl 7.88 leaves a transfer on a reused connection waiting for nothing when the reply to
+    /// its first command, PASV, is there the moment it was sent (``CurlFTPDoPhaseNudge``); the listing
+    /// then hung until its timeout, about one run in three on the quirks server. The eager server
+    /// has that reply waiting every time.
+    @Test func listingsOnAReusedConnectionWhosePASVReplyIsThereAtOnce() async throws {
+        let server = try await FTPTest.servers()
+        let session = FTPTest.session { $0.timeoutIntervalForRequest = 5 }
+        defer { session.finishTasksAndInvalidate() }
+        for _ in 0..<3 { // the second and third reuse the control connection, in the same directory
+            let (entries, _) = try await withTimeout(10) {
+                try await session.directoryListing(from: server.url(FTPTestServer.Files.dir, server: .eager))
+            }
+            #expect(entries.map(\.name).sorted() == FTPTestServer.Files.dirEntries)
+        }
+    }
+
     @Test func dataTaskBodyIsTheListingFormat() async throws {
         let server = try await FTPTest.servers()
         let session = FTPTest.session()
