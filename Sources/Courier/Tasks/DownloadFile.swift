@@ -16,12 +16,16 @@ final class DownloadFile: @unchecked Sendable {
     let url: URL
     private let lock = Lock()
     private var descriptor: Int32
-    private(set) var bytesWritten: Int64
+    /// Guarded by `lock`: the loop thread writes while the task reads it (resume data, progress).
+    private var written: Int64
+
+    /// The bytes in the file so far.
+    var bytesWritten: Int64 { lock.withLock { written } }
 
     private init(url: URL, descriptor: Int32, bytesWritten: Int64) {
         self.url = url
         self.descriptor = descriptor
-        self.bytesWritten = bytesWritten
+        self.written = bytesWritten
     }
 
     deinit { closeDescriptor() }
@@ -100,7 +104,8 @@ final class DownloadFile: @unchecked Sendable {
             let ok = data.withUnsafeBytes { raw -> Int32? in
                 var offset = 0
                 while offset < raw.count {
-                    let n = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    guard let base = raw.baseAddress else { return nil }
+                    let n = Glibc.write(descriptor, base + offset, raw.count - offset)
                     if n < 0 {
                         if errno == EINTR { continue }
                         return errno
@@ -109,7 +114,7 @@ final class DownloadFile: @unchecked Sendable {
                 }
                 return nil
             }
-            if ok == nil { bytesWritten += Int64(data.count) }
+            if ok == nil { written += Int64(data.count) }
             return ok
         }
         if let code = failure {
@@ -124,7 +129,7 @@ final class DownloadFile: @unchecked Sendable {
             guard descriptor >= 0 else { return }
             _ = ftruncate(descriptor, 0)
             _ = lseek(descriptor, 0, SEEK_SET)
-            bytesWritten = 0
+            written = 0
         }
     }
 

@@ -58,9 +58,12 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     var environment: HandlerEnvironment { task.session?.environment ?? .standalone() }
 
     func didCollectTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void) {
-        task.lock.withLock {
-            guard task.isCurrentLocked(generation) else { return }
-            task.core.metrics.updateCurrent(update)
+        // One read of `task`: a `.becomeDownload` retargeting in between must not make this hold one
+        // task's lock while it changes another's state.
+        let target = task
+        target.lock.withLock {
+            guard target.isCurrentLocked(generation) else { return }
+            target.core.metrics.updateCurrent(update)
         }
     }
 
