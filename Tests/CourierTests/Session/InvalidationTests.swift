@@ -28,7 +28,9 @@ struct InvalidationTests {
         #expect(await delegate.waitForEvent { $0.name == "invalid" })
         #expect(delegate.events.last == .invalid(hasError: false))
         let names = delegate.events.map(\.name)
-        #expect(names.firstIndex(of: "complete")! < names.firstIndex(of: "invalid")!)
+        let completed = try #require(names.firstIndex(of: "complete"))
+        let invalidated = try #require(names.firstIndex(of: "invalid"))
+        #expect(completed < invalidated)
         #expect(await waitUntil { session.delegate == nil })
 
         session.invalidateAndCancel()

@@ -142,3 +142,24 @@ extension URLSession {
         try await loadData(URLRequest(url: url), timeout: timeout)
     }
 }
+
+/// Holds a serial operation queue (a session's delegate queue): nothing queued behind the hold runs
+/// until ``release()``, so a test can look at a state that a delegate message would end, such as a
+/// task's `.canceling` before its completion is delivered. The hold ends by itself after
+/// ``testWaitLimit``.
+final class QueueHold: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+
+    /// Returns once the hold runs on `queue`: whatever was queued before it has run.
+    init(_ queue: OperationQueue) async throws {
+        let entered = Locked(false)
+        queue.addOperation { [gate] in
+            entered.withLock { $0 = true }
+            _ = gate.wait(timeout: .now() + testWaitLimit)
+        }
+        guard await waitUntil({ entered.current }) else { throw TestTimeout(what: "the queue to be held") }
+    }
+
+    /// Lets the queue go on.
+    func release() { gate.signal() }
+}

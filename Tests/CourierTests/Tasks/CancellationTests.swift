@@ -86,9 +86,14 @@ struct CancellationTests {
         server.respond()
         server.send(Data("partial".utf8))
         #expect(await delegate.waitForEvent { $0.name == "data" })
+        // cancel() marks the task canceling at once; it is completed when its completion is
+        // delivered on the delegate queue, held here so that the state in between can be seen.
+        let hold = try await QueueHold(session.delegateQueue)
         task.cancel()
-        #expect(task.state == .canceling || task.state == .completed)
+        #expect(task.state == .canceling)
+        hold.release()
         #expect(await delegate.waitForCompletion(of: task))
+        #expect(task.state == .completed)
         expectCancelled(delegate.error(of: task), url: url)
         #expect(await waitUntil { ControlledURLProtocol.stopCount(url) == 1 })
         // Reports after the cancel are ignored.
@@ -153,12 +158,15 @@ struct CancellationTests {
         #expect(await waitUntil { pending.current != nil })
 
         #expect(task.state == .running)
+        // cancel() marks the running task as canceling at once; the delegate queue is held so that
+        // the completion (which makes it .completed) cannot have been delivered yet.
+        let hold = try await QueueHold(session.delegateQueue)
         task.cancel()
-        // cancel() marks the running task as canceling; the cancellation may already have completed
-        // it on the delegate queue by the time this line runs.
-        #expect(task.state == .canceling || task.state == .completed, "cancel() leaves .running at once")
+        #expect(task.state == .canceling, "cancel() leaves .running at once")
+        hold.release()
         pending.current?(.allow)
         #expect(await delegate.waitForCompletion(of: task))
+        #expect(task.state == .completed)
         expectCancelled(delegate.error(of: task), url: url)
         expectCancelled(task.error, url: url)
     }

@@ -42,7 +42,7 @@ extension SFTPTests {
             let error = try SFTPTest.urlError(second.error)
             #expect(error.code == .serverCertificateUntrusted)
             #expect(second.hostKeyChallenges == 0)
-            #expect(second.body?.isEmpty ?? true)
+            #expect(second.body == Data())
             let description = error.localizedDescription
             #expect(description.contains("has changed"))
             #expect(description.contains("[127.0.0.1]:\(port)"))
