@@ -39,6 +39,6 @@ enum FTPErrorMapping {
     private static func isPermissionReply(_ reply: String) -> Bool {
         let text = reply.lowercased()
         return text.contains("permission") || text.contains("denied") || text.contains("not allowed")
-            || text.contains("access is")
+            || text.contains("access is") || text.contains("privilege")
     }
 }

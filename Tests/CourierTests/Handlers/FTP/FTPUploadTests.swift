@@ -101,10 +101,9 @@ struct FTPUploadTests {
         let error = await #expect(throws: URLError.self) {
             _ = try await withTimeout(20) { try await session.upload(for: URLRequest(url: url), from: Data("no".utf8)) }
         }
-        // pyftpdlib refuses STOR with "550 Not enough privileges.", which FTPErrorMapping does not
-        // read as a permission reply (its words: permission, denied, not allowed, access is): a
-        // refused upload is cannotCreateFile.
-        #expect(error?.code == .cannotCreateFile, "\(String(describing: error))")
+        // pyftpdlib refuses STOR with "550 Not enough privileges.": a reply about permissions, which
+        // FTPErrorMapping reports as noPermissionsToReadFile (a missing directory is cannotCreateFile).
+        #expect(error?.code == .noPermissionsToReadFile, "\(String(describing: error))")
         #expect(stored(server, "upload/\(name)") == nil)
     }
 }
