@@ -88,9 +88,11 @@ let package = Package(
             dependencies: ["CourierTool"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // glibc's heap statistics for the tests (mallinfo2, not in Swift's Glibc module).
+        .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "CMallocInfo"],
             // Test servers the tests start as processes (found through #filePath, not bundled).
             exclude: ["TestServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -19,8 +19,10 @@ enum DataURLHarness {
         fuzzCheck(parts.count == 2 && decoded.mimeType == decoded.mimeType.lowercased(),
                   "media type \(decoded.mimeType)")
 
-        let base64 = "data:\(decoded.mimeType);base64,\(decoded.data.base64EncodedString())"
-        let percent = "data:\(decoded.mimeType)," + decoded.data.map { String(format: "%%%02X", $0) }.joined()
+        // A media type may hold "#" (a token character) and "%" once its escapes are decoded.
+        let mimeType = decoded.mimeType.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "#", with: "%23")
+        let base64 = "data:\(mimeType);base64,\(decoded.data.base64EncodedString())"
+        let percent = "data:\(mimeType)," + decoded.data.map { String(format: "%%%02X", $0) }.joined()
         for encoded in [base64, percent] {
             guard case .success(let again) = DataURLDecoder.decode(encoded) else {
                 fuzzCheck(false, "re-encoded URL does not decode: \(encoded.prefix(200))")

@@ -54,8 +54,15 @@ struct KnownHostsFile: Sendable {
 
     /// The file at `url`; `nil` when it cannot be read (usually: it does not exist).
     static func read(_ url: URL) -> KnownHostsFile? {
-        guard let contents = try? Data(contentsOf: url) else { return nil }
-        return KnownHostsFile(url: url, contents: contents)
+        // Through FileHandle, not Data(contentsOf:), which in swift-foundation 6.3 leaks a 4 KiB
+        // buffer each time it reads an empty file; an empty known-hosts file is common, and is read
+        // on every connection.
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        // readToEnd() is nil for an empty file, and throws when the file cannot be read (a directory).
+        let contents: Data?
+        do { contents = try handle.readToEnd() } catch { return nil }
+        return KnownHostsFile(url: url, contents: contents ?? Data())
     }
 
     /// The line OpenSSH would write for `key` (a blob of type `keyType`) of the host `name`

@@ -151,8 +151,9 @@ final class SFTPDownload: SFTPJob, @unchecked Sendable {
     }
 
     /// Over after an error mid-transfer: the channel is closed rather than reused (libssh2 may hold
-    /// half-sent requests on it). The handle goes with the channel.
+    /// half-sent requests on it). The channel closes the handle first.
     private func retire() -> Step {
+        abandonedHandle = handle
         handle = nil
         phase = .done
         return .finished(reusable: false)

@@ -198,8 +198,9 @@ final class SFTPUpload: SFTPJob, @unchecked Sendable {
     }
 
     /// Over mid-transfer (cancelled or failed): the channel is closed rather than reused, since
-    /// libssh2 may have half-sent WRITE requests on it; the server drops the handle with it.
+    /// libssh2 may have half-sent WRITE requests on it. The channel closes the handle first.
     private func retire() -> Step {
+        abandonedHandle = handle
         handle = nil
         return finish(reusable: false)
     }

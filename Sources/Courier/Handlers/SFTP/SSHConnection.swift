@@ -588,8 +588,9 @@ final class SSHConnection: @unchecked Sendable {
                 ?? URLError(.networkConnectionLost, url: job.url, description: "The SSH connection was closed."))
             job.discard()
         }
-        // Idle channels are shut down properly (within the deadline); busy ones go with the session.
-        closingChannels = channels.filter(\.isIdle)
+        // Idle and closing channels are shut down properly (within the deadline); busy ones go with
+        // the session.
+        closingChannels = channels.filter { $0.isIdle || $0.isClosing }
         for channel in closingChannels { channel.close() }
         channels = []
         challengeOwner = nil

@@ -125,6 +125,22 @@ struct KnownHostsFileTests {
         #expect(SSHHostKeyVerification.hostKeyMethods(for: ["sk-ssh-ed25519@openssh.com"]) == nil)
     }
 
+    /// Found by the AddressSanitizer pass: Data(contentsOf:) leaked 4 KiB for every read of an
+    /// empty file, and an empty known-hosts file is read on every sftp connection.
+    @Test func readingFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("known-hosts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = directory.appendingPathComponent("empty")
+        try Data().write(to: empty)
+        #expect(try #require(KnownHostsFile.read(empty)).entries.isEmpty)
+        let one = directory.appendingPathComponent("one")
+        try Data("example.org \(key("ssh-ed25519", fill: 7))\n".utf8).write(to: one)
+        #expect(try #require(KnownHostsFile.read(one)).entries.map(\.hosts) == ["example.org"])
+        #expect(KnownHostsFile.read(directory.appendingPathComponent("missing")) == nil)
+        #expect(KnownHostsFile.read(directory) == nil)
+    }
+
     @Test func theLineOpenSSHWrites() {
         let key = blob("ssh-ed25519", fill: 9)
         let line = KnownHostsFile.line(name: "[127.0.0.1]:2222", keyType: "ssh-ed25519", key: key)
