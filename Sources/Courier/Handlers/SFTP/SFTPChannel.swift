@@ -68,6 +68,19 @@ final class SFTPChannel: @unchecked Sendable {
         }
     }
 
+    /// The handles still open on the channel (its job's, and those it has yet to close), for a
+    /// connection that drops the channel: it closes them once its socket is shut down, when libssh2
+    /// fails the close at once and frees each handle all the same.
+    func takeOpenHandles() -> [OpaquePointer] {
+        var handles = handlesToClose
+        handlesToClose = []
+        if let job, let handle = job.handle {
+            handles.append(handle)
+            job.handle = nil
+        }
+        return handles
+    }
+
     /// Advances whatever the channel is doing. `isOutboundOwner`: the last call on the session was
     /// this channel's and left data unsent, so the same call must be repeated now.
     func step(session: OpaquePointer, isOutboundOwner: Bool) -> Step {
@@ -89,9 +102,9 @@ final class SFTPChannel: @unchecked Sendable {
             case .blocked: return .blocked
             case .idle: return .idle
             case .finished(let reusable):
-                if let handle = job.abandonedHandle {
+                if let handle = job.handle {
                     handlesToClose.append(handle)
-                    job.abandonedHandle = nil
+                    job.handle = nil
                 }
                 state = reusable && handlesToClose.isEmpty ? .idle(since: Date()) : .closing
                 return .jobEnded(job)

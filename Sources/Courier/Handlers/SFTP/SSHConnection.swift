@@ -53,6 +53,8 @@ final class SSHConnection: @unchecked Sendable {
     private var channels: [SFTPChannel] = []
     /// Idle channels being shut down while the connection closes.
     private var closingChannels: [SFTPChannel] = []
+    /// File handles of channels dropped with their job still running, closed as the session ends.
+    private var droppedHandles: [OpaquePointer] = []
     private var outboundOwner: SFTPChannel?
     private var authentication: SSHAuthentication?
     private var hostKey: SSHHostKey?
@@ -569,6 +571,7 @@ final class SSHConnection: @unchecked Sendable {
                 job.discard()
             }
         }
+        droppedHandles += channels.flatMap { $0.takeOpenHandles() }
         channels = []
         outboundOwner = nil
         beginClosing(failing: nil)
@@ -592,6 +595,7 @@ final class SSHConnection: @unchecked Sendable {
         // the session.
         closingChannels = channels.filter { $0.isIdle || $0.isClosing }
         for channel in closingChannels { channel.close() }
+        droppedHandles += channels.filter { !$0.isIdle && !$0.isClosing }.flatMap { $0.takeOpenHandles() }
         channels = []
         challengeOwner = nil
         phase = .closing
@@ -618,8 +622,18 @@ final class SSHConnection: @unchecked Sendable {
     private func finishClosing() {
         // The agent (inside the authentication) uses the session's allocator: it goes first.
         authentication = nil
+        droppedHandles += closingChannels.flatMap { $0.takeOpenHandles() }
         closingChannels = []
         if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        if session != nil {
+            // libssh2 frees a handle only when it is closed; with the socket shut down the close
+            // fails at once, and frees the handle (and its requests in flight) all the same.
+            for handle in droppedHandles {
+                var attempts = 0
+                while libssh2_sftp_close_handle(handle) == LIBSSH2_ERROR_EAGAIN && attempts < 100 { attempts += 1 }
+            }
+        }
+        droppedHandles = []
         if let session {
             courier_ssh2_set_kbdint_password(session, nil)
             // The socket is shut down, so freeing cannot wait on the network.
@@ -649,6 +663,7 @@ final class SSHConnection: @unchecked Sendable {
             job.fail(URLError(.cancelled, url: job.url, description: "The session was invalidated."))
             job.discard()
         }
+        droppedHandles += channels.flatMap { $0.takeOpenHandles() }
         channels = []
         phase = .closing
         closeDeadline = Date()
