@@ -68,17 +68,20 @@ final class SFTPChannel: @unchecked Sendable {
         }
     }
 
-    /// The handles still open on the channel (its job's, and those it has yet to close), for a
-    /// connection that drops the channel: it closes them once its socket is shut down, when libssh2
-    /// fails the close at once and frees each handle all the same.
-    func takeOpenHandles() -> [OpaquePointer] {
+    /// Hands what libssh2 still holds for the channel — the handles open on it (its job's, and those
+    /// it has yet to close) and its SFTP session — to a connection that drops the channel, which
+    /// releases them once its socket is shut down. The channel is closed afterwards.
+    func abandon() -> (handles: [OpaquePointer], sftp: OpaquePointer?) {
         var handles = handlesToClose
         handlesToClose = []
         if let job, let handle = job.handle {
             handles.append(handle)
             job.handle = nil
         }
-        return handles
+        let abandoned = sftp
+        sftp = nil
+        state = .closed
+        return (handles, abandoned)
     }
 
     /// Advances whatever the channel is doing. `isOutboundOwner`: the last call on the session was
