@@ -116,7 +116,8 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
            let name = Self.filename(fromContentDisposition: disposition) {
             return name
         }
-        if let url = _url, let name = Self.sanitizedFilename(url.lastPathComponent) {
+        // The root's last path component is "/" itself: no name, not "_".
+        if let url = _url, url.lastPathComponent != "/", let name = Self.sanitizedFilename(url.lastPathComponent) {
             return name
         }
         return "Unknown"
