@@ -72,15 +72,27 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // libFuzzer harnesses for the parsers that read hostile input, one executable that runs the
+        // harness COURIER_FUZZ_TARGET names. `scripts/fuzz` builds it with `-sanitize=fuzzer,address
+        // -D COURIER_FUZZ`; without that define it is a stub that says how to build it.
+        .executableTarget(
+            name: "CourierFuzz",
+            dependencies: ["Courier"],
+            path: "Tests/Fuzz/Harnesses",
+            // `@_extern(c)` declares libFuzzer's driver, which the fuzz build links.
+            swiftSettings: [.swiftLanguageMode(.v6), .enableExperimentalFeature("Extern")]
+        ),
         // Runs the built `courier` binary as a subprocess; `@testable import CourierTool` for its pieces.
         .testTarget(
             name: "CourierToolTests",
             dependencies: ["CourierTool"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // glibc's heap statistics for the tests (mallinfo2, not in Swift's Glibc module).
+        .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "CMallocInfo"],
             // Test servers the tests start as processes (found through #filePath, not bundled).
             exclude: ["TestServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]

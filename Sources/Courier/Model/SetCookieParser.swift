@@ -101,10 +101,10 @@ enum SetCookieParser {
     static func properties(fromSetCookie setCookie: String, for url: URL) -> [HTTPCookiePropertyKey: Any]? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
 
-        let parts = setCookie.split(separator: ";", omittingEmptySubsequences: false)
-        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = trimmed(pair[pair.startIndex..<equals])
-        let value = trimmed(pair[pair.index(after: equals)...])
+        let parts = split(setCookie[...], at: ";")
+        guard let pair = parts.first, let halves = cut(pair, at: "=") else { return nil }
+        let name = trimmed(halves.before)
+        let value = trimmed(halves.after)
         guard !name.isEmpty, !containsControlCharacter(name), !containsControlCharacter(value) else {
             return nil
         }
@@ -125,9 +125,9 @@ enum SetCookieParser {
         for attribute in parts.dropFirst() {
             let attributeName: String
             let attributeValue: String
-            if let attributeEquals = attribute.firstIndex(of: "=") {
-                attributeName = trimmed(attribute[attribute.startIndex..<attributeEquals])
-                attributeValue = trimmed(attribute[attribute.index(after: attributeEquals)...])
+            if let halves = cut(attribute, at: "=") {
+                attributeName = trimmed(halves.before)
+                attributeValue = trimmed(halves.after)
             } else {
                 attributeName = trimmed(attribute[...])
                 attributeValue = ""
@@ -380,6 +380,20 @@ enum SetCookieParser {
     private static func unquoted(_ text: String) -> String {
         guard text.count >= 2, text.first == "\"", text.last == "\"" else { return text }
         return String(text.dropFirst().dropLast())
+    }
+
+    /// `text` split at every `separator`. The delimiters are found among Unicode scalars, as RFC 6265
+    /// finds them among octets: as Characters, a combining mark right after `;` or `=` would fuse
+    /// with it and hide it (found by the set-cookie fuzzer).
+    private static func split(_ text: Substring, at separator: Unicode.Scalar) -> [Substring] {
+        text.unicodeScalars.split(separator: separator, omittingEmptySubsequences: false).map(Substring.init)
+    }
+
+    /// `text` before and after its first `separator` scalar, or nil when it has none.
+    private static func cut(_ text: Substring, at separator: Unicode.Scalar) -> (before: Substring, after: Substring)? {
+        let scalars = text.unicodeScalars
+        guard let index = scalars.firstIndex(of: separator) else { return nil }
+        return (Substring(scalars[..<index]), Substring(scalars[scalars.index(after: index)...]))
     }
 
     private static func trimmed(_ text: Substring) -> String {

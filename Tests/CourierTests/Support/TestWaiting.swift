@@ -33,8 +33,13 @@ final class WeakRef<Object: AnyObject>: @unchecked Sendable {
     }
 }
 
+/// How much longer waits may last: `COURIER_TEST_TIME_SCALE` (`scripts/test --sanitize address`
+/// sets 4, as AddressSanitizer slows the process down), else 1.
+let testTimeScale: Double = ProcessInfo.processInfo.environment["COURIER_TEST_TIME_SCALE"]
+    .flatMap(Double.init).map { max($0, 1) } ?? 1
+
 /// The longest any single wait in these tests lasts.
-let testWaitLimit: TimeInterval = 10
+let testWaitLimit: TimeInterval = 10 * testTimeScale
 
 /// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether it
 /// held. Never hangs.

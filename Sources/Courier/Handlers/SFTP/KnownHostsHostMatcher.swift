@@ -19,7 +19,7 @@ final class KnownHostsHostMatcher {
 
     /// Whether `hosts` (an entry's host field) names `name`.
     func matches(_ hosts: String, name: String) -> Bool {
-        if hosts.hasPrefix("|1|") { return matchesHashed(hosts, name: name) }
+        if hosts.hasPrefix("|1|") { return Self.isWellFormedHash(hosts) && matchesHashed(hosts, name: name) }
         let name = Array(name.lowercased().unicodeScalars)
         var matched = false
         for pattern in hosts.lowercased().split(separator: ",") {
@@ -54,6 +54,14 @@ final class KnownHostsHostMatcher {
         }
         while p < pattern.endIndex, pattern[p] == "*" { p += 1 }
         return p == pattern.endIndex
+    }
+
+    /// Whether a hashed field is `|1|salt|hash` with a 20-byte salt and a 20-byte hash (HMAC-SHA1),
+    /// in base64: the only form OpenSSH matches. Anything else names no host, and never reaches
+    /// libssh2, which leaks an HMAC context each time it checks a hash of another length.
+    static func isWellFormedHash(_ hosts: String) -> Bool {
+        let parts = hosts.dropFirst(3).split(separator: "|", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { Data(base64Encoded: String($0))?.count == 20 }
     }
 
     /// An ed25519 key blob that stands in for the entry's key: only the name is compared.

@@ -32,6 +32,8 @@ final class SFTPChannel: @unchecked Sendable {
 
     private(set) var sftp: OpaquePointer?
     private(set) var state = State.opening
+    /// Handles of jobs that ended mid-transfer, closed before the channel shuts down.
+    private var handlesToClose: [OpaquePointer] = []
 
     var job: SFTPJob? {
         if case .busy(let job) = state { return job }
@@ -40,6 +42,11 @@ final class SFTPChannel: @unchecked Sendable {
 
     var isIdle: Bool {
         if case .idle = state { return true }
+        return false
+    }
+
+    var isClosing: Bool {
+        if case .closing = state { return true }
         return false
     }
 
@@ -59,6 +66,22 @@ final class SFTPChannel: @unchecked Sendable {
         case .opening, .idle: state = sftp == nil ? .closed : .closing
         case .busy, .closing, .closed: break
         }
+    }
+
+    /// Hands what libssh2 still holds for the channel — the handles open on it (its job's, and those
+    /// it has yet to close) and its SFTP session — to a connection that drops the channel, which
+    /// releases them once its socket is shut down. The channel is closed afterwards.
+    func abandon() -> (handles: [OpaquePointer], sftp: OpaquePointer?) {
+        var handles = handlesToClose
+        handlesToClose = []
+        if let job, let handle = job.handle {
+            handles.append(handle)
+            job.handle = nil
+        }
+        let abandoned = sftp
+        sftp = nil
+        state = .closed
+        return (handles, abandoned)
     }
 
     /// Advances whatever the channel is doing. `isOutboundOwner`: the last call on the session was
@@ -82,7 +105,11 @@ final class SFTPChannel: @unchecked Sendable {
             case .blocked: return .blocked
             case .idle: return .idle
             case .finished(let reusable):
-                state = reusable ? .idle(since: Date()) : .closing
+                if let handle = job.handle {
+                    handlesToClose.append(handle)
+                    job.handle = nil
+                }
+                state = reusable && handlesToClose.isEmpty ? .idle(since: Date()) : .closing
                 return .jobEnded(job)
             case .sessionFailed(let code):
                 return .sessionFailed(code)
@@ -91,6 +118,12 @@ final class SFTPChannel: @unchecked Sendable {
             guard let sftp else {
                 state = .closed
                 return .closed
+            }
+            // libssh2 frees a handle (and its requests in flight) whatever the server answers to
+            // the close; only a call that would block keeps it, to be repeated.
+            while let handle = handlesToClose.last {
+                if libssh2_sftp_close_handle(handle) == LIBSSH2_ERROR_EAGAIN { return .blocked }
+                handlesToClose.removeLast()
             }
             let result = libssh2_sftp_shutdown(sftp)
             if result == LIBSSH2_ERROR_EAGAIN { return .blocked }

@@ -22,7 +22,6 @@ final class SFTPDownload: SFTPJob, @unchecked Sendable {
     }
 
     private var phase = Phase.open
-    private var handle: OpaquePointer?
     /// The last read would have blocked: it must be repeated before the handle can be closed.
     private var readPending = false
     private let resume: (offset: Int64, validator: String?)?
@@ -151,9 +150,8 @@ final class SFTPDownload: SFTPJob, @unchecked Sendable {
     }
 
     /// Over after an error mid-transfer: the channel is closed rather than reused (libssh2 may hold
-    /// half-sent requests on it). The handle goes with the channel.
+    /// half-sent requests on it). The channel closes the handle first.
     private func retire() -> Step {
-        handle = nil
         phase = .done
         return .finished(reusable: false)
     }

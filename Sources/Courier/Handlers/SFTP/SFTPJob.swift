@@ -37,6 +37,11 @@ class SFTPJob: @unchecked Sendable {
     /// Set when a lost, reused connection sent the job to a new one (it is retried once).
     var retriedOnNewConnection = false
     var metrics = SFTPTransferMetrics()
+    /// The file or directory handle the job has open. One still open when the job ends (given up
+    /// mid-transfer) is closed by its channel, or by the connection that drops the channel: libssh2
+    /// frees a handle, with the requests it still has in flight (up to 2 MiB of an upload's
+    /// writes), only in `libssh2_sftp_close_handle`, not in `libssh2_sftp_shutdown`.
+    var handle: OpaquePointer?
 
     init(url: URL, path: String, key: SSHConnectionKey, handler: SFTPURLProtocol) {
         self.url = url

@@ -19,7 +19,6 @@ final class SFTPListing: SFTPJob, @unchecked Sendable {
     }
 
     private var phase = Phase.open
-    private var handle: OpaquePointer?
     private var pendingLines = Data()
     private var callPending = false
     private var entryCount = 0

@@ -31,7 +31,6 @@ final class SFTPUpload: SFTPJob, @unchecked Sendable {
 
     private let body: SFTPUploadBody
     private var phase: Phase
-    private var handle: OpaquePointer?
     private var buffer: UnsafeMutableRawPointer?
     private var bufferStart = 0
     private var bufferCount = 0
@@ -198,9 +197,8 @@ final class SFTPUpload: SFTPJob, @unchecked Sendable {
     }
 
     /// Over mid-transfer (cancelled or failed): the channel is closed rather than reused, since
-    /// libssh2 may have half-sent WRITE requests on it; the server drops the handle with it.
+    /// libssh2 may have half-sent WRITE requests on it. The channel closes the handle first.
     private func retire() -> Step {
-        handle = nil
         return finish(reusable: false)
     }
 }

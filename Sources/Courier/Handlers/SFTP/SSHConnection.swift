@@ -53,6 +53,10 @@ final class SSHConnection: @unchecked Sendable {
     private var channels: [SFTPChannel] = []
     /// Idle channels being shut down while the connection closes.
     private var closingChannels: [SFTPChannel] = []
+    /// What libssh2 holds for channels dropped before they were shut down (a job still running, or
+    /// the closing deadline passed): released as the session ends.
+    private var droppedHandles: [OpaquePointer] = []
+    private var droppedSFTP: [OpaquePointer] = []
     private var outboundOwner: SFTPChannel?
     private var authentication: SSHAuthentication?
     private var hostKey: SSHHostKey?
@@ -569,6 +573,7 @@ final class SSHConnection: @unchecked Sendable {
                 job.discard()
             }
         }
+        drop(channels)
         channels = []
         outboundOwner = nil
         beginClosing(failing: nil)
@@ -588,9 +593,11 @@ final class SSHConnection: @unchecked Sendable {
                 ?? URLError(.networkConnectionLost, url: job.url, description: "The SSH connection was closed."))
             job.discard()
         }
-        // Idle channels are shut down properly (within the deadline); busy ones go with the session.
-        closingChannels = channels.filter(\.isIdle)
+        // Idle and closing channels are shut down properly (within the deadline); busy ones go with
+        // the session.
+        closingChannels = channels.filter { $0.isIdle || $0.isClosing }
         for channel in closingChannels { channel.close() }
+        drop(channels.filter { !$0.isIdle && !$0.isClosing })
         channels = []
         challengeOwner = nil
         phase = .closing
@@ -617,8 +624,12 @@ final class SSHConnection: @unchecked Sendable {
     private func finishClosing() {
         // The agent (inside the authentication) uses the session's allocator: it goes first.
         authentication = nil
+        drop(closingChannels)
         closingChannels = []
         if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        if session != nil { releaseDropped() }
+        droppedHandles = []
+        droppedSFTP = []
         if let session {
             courier_ssh2_set_kbdint_password(session, nil)
             // The socket is shut down, so freeing cannot wait on the network.
@@ -632,6 +643,29 @@ final class SSHConnection: @unchecked Sendable {
         }
         outboundOwner = nil
         phase = .closed
+    }
+
+    /// Takes over what libssh2 holds for channels the connection drops without shutting them down.
+    private func drop(_ dropped: [SFTPChannel]) {
+        for channel in dropped {
+            let (handles, sftp) = channel.abandon()
+            droppedHandles += handles
+            if let sftp { droppedSFTP.append(sftp) }
+        }
+    }
+
+    /// libssh2 frees a file handle (with its requests in flight) only when it is closed, and an SFTP
+    /// session's leftovers only when it is shut down, neither when the SSH session is freed. With the
+    /// socket shut down, both calls fail at once and free what they hold all the same.
+    private func releaseDropped() {
+        for handle in droppedHandles {
+            var attempts = 0
+            while libssh2_sftp_close_handle(handle) == LIBSSH2_ERROR_EAGAIN && attempts < 100 { attempts += 1 }
+        }
+        for sftp in droppedSFTP {
+            var attempts = 0
+            while libssh2_sftp_shutdown(sftp) == LIBSSH2_ERROR_EAGAIN && attempts < 100 { attempts += 1 }
+        }
     }
 
     /// Closes the connection when it is set up and runs no job.
@@ -648,6 +682,7 @@ final class SSHConnection: @unchecked Sendable {
             job.fail(URLError(.cancelled, url: job.url, description: "The session was invalidated."))
             job.discard()
         }
+        drop(channels)
         channels = []
         phase = .closing
         closeDeadline = Date()

@@ -85,6 +85,22 @@ struct KnownHostsFileTests {
         #expect(!matcher.matches("|1|not base64|x", name: "example.org"))
     }
 
+    /// Found by the known-hosts fuzzer: a hashed field whose hash is not 20 bytes made libssh2 leak
+    /// an HMAC context on every check. OpenSSH matches only `|1|salt|hash` with a 20-byte salt and
+    /// hash; anything else names no host, and is not handed to libssh2.
+    @Test func malformedHashedNamesMatchNothing() {
+        let matcher = KnownHostsHostMatcher()
+        let salt = "AQIDBAUGBwgJCgsMDQ4PEBESExQ="
+        for hosts in ["|1|\(salt)|", "|1|\(salt)|AAAA", "|1|\(salt)|WEaX|WEaXkXzYUk1n8xPf4kupwu8t2kc=",
+                      "|1|\(salt)|WEaXkXzYUk1n8xPf4kupwu8t2kc=|", "|1|AAAA|WEaXkXzYUk1n8xPf4kupwu8t2kc=",
+                      "|1||WEaXkXzYUk1n8xPf4kupwu8t2kc=", "|1|", "|1|not base64!|WEaXkXzYUk1n8xPf4kupwu8t2kc="] {
+            #expect(!KnownHostsHostMatcher.isWellFormedHash(hosts), "\(hosts)")
+            #expect(!matcher.matches(hosts, name: "example.org"), "\(hosts)")
+        }
+        #expect(KnownHostsHostMatcher.isWellFormedHash(hashedExampleOrg))
+        #expect(matcher.matches(hashedExampleOrg, name: "example.org"))
+    }
+
     @Test func recordedKeysOfAHost() {
         let text = """
         @cert-authority * \(key("ssh-ed25519", fill: 1))
@@ -107,6 +123,22 @@ struct KnownHostsFileTests {
         #expect(SSHHostKeyVerification.hostKeyMethods(for: other.keyTypes) == "rsa-sha2-512,rsa-sha2-256,ssh-rsa")
         #expect(SSHHostKeyVerification.hostKeyMethods(for: []) == nil)
         #expect(SSHHostKeyVerification.hostKeyMethods(for: ["sk-ssh-ed25519@openssh.com"]) == nil)
+    }
+
+    /// Found by the AddressSanitizer pass: Data(contentsOf:) leaked 4 KiB for every read of an
+    /// empty file, and an empty known-hosts file is read on every sftp connection.
+    @Test func readingFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("known-hosts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = directory.appendingPathComponent("empty")
+        try Data().write(to: empty)
+        #expect(try #require(KnownHostsFile.read(empty)).entries.isEmpty)
+        let one = directory.appendingPathComponent("one")
+        try Data("example.org \(key("ssh-ed25519", fill: 7))\n".utf8).write(to: one)
+        #expect(try #require(KnownHostsFile.read(one)).entries.map(\.hosts) == ["example.org"])
+        #expect(KnownHostsFile.read(directory.appendingPathComponent("missing")) == nil)
+        #expect(KnownHostsFile.read(directory) == nil)
     }
 
     @Test func theLineOpenSSHWrites() {

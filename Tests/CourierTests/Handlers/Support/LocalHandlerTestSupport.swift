@@ -17,7 +17,7 @@ struct LocalHandlerHeavyTests {}
 /// helpers other test files add to the module.
 enum LocalTestSupport {
     /// The longest any test waits for anything.
-    static let timeout: Duration = .seconds(10)
+    static let timeout: Duration = .seconds(10 * testTimeScale)
 
     struct TimedOut: Error, CustomStringConvertible {
         var what: String
