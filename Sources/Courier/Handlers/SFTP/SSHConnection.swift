@@ -36,36 +36,38 @@ final class SSHConnection: @unchecked Sendable {
     /// without progress.
     static let cleanupLimit: TimeInterval = 30
 
+    // State without `private` is shared with SSHConnection+Challenges.swift and
+    // SSHConnection+Closing.swift; like the rest, only the loop thread touches it.
     let key: SSHConnectionKey
     private let url: URL
     private let environment: HandlerEnvironment
-    private weak var pool: SSHConnectionPool?
-    private weak var loop: SSHEventLoop?
-    private(set) var phase = Phase.resolving
-    private var fd: Int32 = -1
-    private var session: OpaquePointer?
+    weak var pool: SSHConnectionPool?
+    weak var loop: SSHEventLoop?
+    var phase = Phase.resolving
+    var fd: Int32 = -1
+    var session: OpaquePointer?
     private var addresses: [SSHSocket.Address] = []
     private var addressIndex = 0
     private var lastConnectError: Int32 = ECONNREFUSED
-    private var setupDeadline: Date?
-    private var closeDeadline: Date?
-    private var waiting: [SFTPJob] = []
-    private var channels: [SFTPChannel] = []
+    var setupDeadline: Date?
+    var closeDeadline: Date?
+    var waiting: [SFTPJob] = []
+    var channels: [SFTPChannel] = []
     /// Idle channels being shut down while the connection closes.
-    private var closingChannels: [SFTPChannel] = []
+    var closingChannels: [SFTPChannel] = []
     /// What libssh2 holds for channels dropped before they were shut down (a job still running, or
     /// the closing deadline passed): released as the session ends.
-    private var droppedHandles: [OpaquePointer] = []
-    private var droppedSFTP: [OpaquePointer] = []
-    private var outboundOwner: SFTPChannel?
-    private var authentication: SSHAuthentication?
+    var droppedHandles: [OpaquePointer] = []
+    var droppedSFTP: [OpaquePointer] = []
+    var outboundOwner: SFTPChannel?
+    var authentication: SSHAuthentication?
     private var hostKey: SSHHostKey?
     /// What the known-hosts files say about the server, read before the handshake.
     private var recordedHostKeys: SSHRecordedHostKeys?
     /// The host-key types the handshake was limited to (recorded or accepted for the server).
     private var negotiatedHostKeyTypes: [String] = []
-    private var challengeToken = 0
-    private var challengeOwner: SFTPJob?
+    var challengeToken = 0
+    var challengeOwner: SFTPJob?
     private var info = SSHConnectionInfo()
     private var lastActivity = Date()
     private var lastProgress = Date()
@@ -100,7 +102,7 @@ final class SSHConnection: @unchecked Sendable {
 
     var isClosed: Bool { phase == .closed }
 
-    private var timeout: TimeInterval {
+    var timeout: TimeInterval {
         environment.requestTimeout > 0 ? environment.requestTimeout : 60
     }
 
@@ -266,7 +268,7 @@ final class SSHConnection: @unchecked Sendable {
         try KnownHostsFile.append(line, to: file)
     }
 
-    private func beginAuthentication() {
+    func beginAuthentication() {
         authentication = SSHAuthentication(key: key, url: url, environment: environment)
         setupDeadline = Date().addingTimeInterval(timeout)
         phase = .authenticating
@@ -297,96 +299,9 @@ final class SSHConnection: @unchecked Sendable {
         }
     }
 
-    // MARK: Challenges
-
-    /// The job that presents the connection's challenges: the first one still waiting.
-    private func pickChallengeOwner() -> SFTPJob? {
-        waiting.first { $0.challengePresenter != nil }
-    }
-
-    /// Asks the delegate about an unknown host's key (`recordingFailure`: why `.acceptNew` could
-    /// not record it).
-    private func presentHostKeyChallenge(_ hostKey: SSHHostKey, recordingFailure: String?) {
-        guard let owner = pickChallengeOwner(), let presenter = owner.challengePresenter else {
-            beginClosing(failing: nil)
-            return
-        }
-        let name = key.knownHostsName
-        let description = "The host key of \(name) (\(hostKey.type) \(hostKey.fingerprint)) is not known: it is not in the "
-            + "known-hosts file\(recordingFailure.map { ", and it could not be recorded there. \($0)" } ?? ".") "
-            + "Only URLCredential(sshHostKeyFingerprint: \"\(hostKey.fingerprint)\") accepts it."
-        let error = URLError(.serverCertificateUntrusted, url: owner.url, description: description)
-        let space = URLProtectionSpace(host: key.host, port: key.port, protocol: "sftp", realm: hostKey.realm,
-                                       authenticationMethod: NSURLAuthenticationMethodSSHHostKey)
-        let token = beginChallenge(owner: owner)
-        presenter.presentChallenge(space: space, proposed: nil, failureCount: 0, error: error) { [weak self, weak loop] answer in
-            let connection = self
-            _ = loop?.execute { connection?.hostKeyAnswered(answer, token: token, hostKey: hostKey, error: error) }
-        }
-    }
-
-    private func hostKeyAnswered(_ answer: HandlerChallengeSender.Answer, token: Int, hostKey: SSHHostKey, error: URLError) {
-        guard let owner = endChallenge(token: token), phase == .verifyingHostKey else { return }
-        switch answer {
-        case .use(let credential) where hostKey.hasFingerprint && credential.sshHostKeyFingerprint == hostKey.fingerprint:
-            // Only a credential naming this very key accepts it.
-            pool?.acceptedHostKeys.accept(hostKey, for: key.knownHostsName)
-            beginAuthentication()
-        case .cancel:
-            abandonSetup(cancelling: owner)
-        case .use, .withoutCredential, .defaultHandling, .rejectProtectionSpace:
-            failSetup(error)
-        }
-    }
-
-    private func presentAuthenticationChallenge(_ authentication: SSHAuthentication) {
-        guard let owner = pickChallengeOwner(), let presenter = owner.challengePresenter else {
-            failSetup(authentication.exhaustedError())
-            return
-        }
-        let error: URLError? = authentication.failureCount > 0 || authentication.lastFailure != nil
-            ? authentication.exhaustedError() : nil
-        let token = beginChallenge(owner: owner)
-        presenter.presentChallenge(space: authentication.protectionSpace, proposed: authentication.lastFailedCredential,
-                                   failureCount: authentication.failureCount, error: error) { [weak self, weak loop] answer in
-            let connection = self
-            _ = loop?.execute { connection?.authenticationAnswered(answer, token: token) }
-        }
-    }
-
-    private func authenticationAnswered(_ answer: HandlerChallengeSender.Answer, token: Int) {
-        guard let owner = endChallenge(token: token), phase == .authenticating, let authentication else { return }
-        switch answer {
-        case .use(let credential):
-            if !authentication.add(credential) { failSetup(authentication.exhaustedError()) }
-        case .defaultHandling:
-            if !authentication.addStoredCredential() { failSetup(authentication.exhaustedError()) }
-        case .withoutCredential, .rejectProtectionSpace:
-            failSetup(authentication.exhaustedError())
-        case .cancel:
-            abandonSetup(cancelling: owner)
-        }
-    }
-
-    /// Marks a challenge as pending (no setup deadline while the delegate decides).
-    private func beginChallenge(owner: SFTPJob) -> Int {
-        challengeToken += 1
-        challengeOwner = owner
-        setupDeadline = nil
-        return challengeToken
-    }
-
-    /// Ends the pending challenge if `token` is it; its owner.
-    private func endChallenge(token: Int) -> SFTPJob? {
-        guard token == challengeToken, let owner = challengeOwner else { return nil }
-        challengeOwner = nil
-        setupDeadline = Date().addingTimeInterval(timeout)
-        return owner
-    }
-
     /// The job presenting a challenge was stopped, or cancelled the challenge (`cancelling`): that
     /// job ends (cancelled), the others start over on a new connection (and are asked themselves).
-    private func abandonSetup(cancelling owner: SFTPJob? = nil) {
+    func abandonSetup(cancelling owner: SFTPJob? = nil) {
         challengeOwner = nil
         challengeToken += 1
         if let owner {
@@ -401,7 +316,7 @@ final class SSHConnection: @unchecked Sendable {
     }
 
     /// Setting up failed: every waiting job fails with `error`.
-    private func failSetup(_ error: URLError) {
+    func failSetup(_ error: URLError) {
         let jobs = waiting
         waiting = []
         for job in jobs {
@@ -580,112 +495,4 @@ final class SSHConnection: @unchecked Sendable {
         if !retry.isEmpty { pool?.resubmit(retry, leaving: self) }
     }
 
-    // MARK: Closing
-
-    /// Stops taking jobs and closes: jobs still running fail with `error` (or a lost connection).
-    func beginClosing(failing error: URLError?) {
-        guard phase != .closing && phase != .closed else { return }
-        let remaining = waiting + channels.compactMap(\.job)
-        waiting = []
-        for job in remaining {
-            job.connection = nil
-            job.fail(error.map { URLError($0.code, url: job.url, description: $0.localizedDescription) }
-                ?? URLError(.networkConnectionLost, url: job.url, description: "The SSH connection was closed."))
-            job.discard()
-        }
-        // Idle and closing channels are shut down properly (within the deadline); busy ones go with
-        // the session.
-        closingChannels = channels.filter { $0.isIdle || $0.isClosing }
-        for channel in closingChannels { channel.close() }
-        drop(channels.filter { !$0.isIdle && !$0.isClosing })
-        channels = []
-        challengeOwner = nil
-        phase = .closing
-        closeDeadline = Date().addingTimeInterval(2)
-        if session == nil { finishClosing() }
-    }
-
-    private func stepClosing(now: Date) {
-        guard let session else {
-            finishClosing()
-            return
-        }
-        if outboundOwner == nil, let closeDeadline, now < closeDeadline {
-            while let channel = closingChannels.first {
-                if case .blocked = channel.step(session: session, isOutboundOwner: true) { return }
-                closingChannels.removeFirst()
-            }
-            let result = courier_ssh2_session_disconnect(session, "Courier closes the connection")
-            if result == LIBSSH2_ERROR_EAGAIN { return }
-        }
-        finishClosing()
-    }
-
-    private func finishClosing() {
-        // The agent (inside the authentication) uses the session's allocator: it goes first.
-        authentication = nil
-        drop(closingChannels)
-        closingChannels = []
-        if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        if session != nil { releaseDropped() }
-        droppedHandles = []
-        droppedSFTP = []
-        if let session {
-            courier_ssh2_set_kbdint_password(session, nil)
-            // The socket is shut down, so freeing cannot wait on the network.
-            var attempts = 0
-            while libssh2_session_free(session) == LIBSSH2_ERROR_EAGAIN && attempts < 100 { attempts += 1 }
-            self.session = nil
-        }
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
-        outboundOwner = nil
-        phase = .closed
-    }
-
-    /// Takes over what libssh2 holds for channels the connection drops without shutting them down.
-    private func drop(_ dropped: [SFTPChannel]) {
-        for channel in dropped {
-            let (handles, sftp) = channel.abandon()
-            droppedHandles += handles
-            if let sftp { droppedSFTP.append(sftp) }
-        }
-    }
-
-    /// libssh2 frees a file handle (with its requests in flight) only when it is closed, and an SFTP
-    /// session's leftovers only when it is shut down, neither when the SSH session is freed. With the
-    /// socket shut down, both calls fail at once and free what they hold all the same.
-    private func releaseDropped() {
-        for handle in droppedHandles {
-            var attempts = 0
-            while libssh2_sftp_close_handle(handle) == LIBSSH2_ERROR_EAGAIN && attempts < 100 { attempts += 1 }
-        }
-        for sftp in droppedSFTP {
-            var attempts = 0
-            while libssh2_sftp_shutdown(sftp) == LIBSSH2_ERROR_EAGAIN && attempts < 100 { attempts += 1 }
-        }
-    }
-
-    /// Closes the connection when it is set up and runs no job.
-    func closeIfIdle() {
-        guard phase == .ready, waiting.isEmpty, !channels.contains(where: { $0.job != nil }) else { return }
-        beginClosing(failing: nil)
-    }
-
-    /// The session is going away: every job ends as cancelled, the connection closes at once.
-    func shutDown() {
-        let jobs = waiting + channels.compactMap(\.job)
-        waiting = []
-        for job in jobs {
-            job.fail(URLError(.cancelled, url: job.url, description: "The session was invalidated."))
-            job.discard()
-        }
-        drop(channels)
-        channels = []
-        phase = .closing
-        closeDeadline = Date()
-        finishClosing()
-    }
 }
