@@ -27,6 +27,21 @@ struct ResponseBodyLimit: Sendable {
         return collectsInMemory ? inMemory : nil
     }
 
+    /// The error a response fails with at once, before any of its body is read, because it announces
+    /// more than `limit` bytes; `nil` when it does not, or when its announced length is not the
+    /// decoded length (an HTTP response with a `Content-Encoding` announces the encoded length,
+    /// and the cap counts decoded bytes: such a body is counted as it arrives).
+    static func refusal(of response: URLResponse, limit: Int64?) -> URLError? {
+        guard let limit, response.expectedContentLength > limit else { return nil }
+        if let http = response as? HTTPURLResponse,
+           let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces),
+           !encoding.isEmpty, encoding.lowercased() != "identity" {
+            return nil
+        }
+        return URLError(.dataLengthExceedsMaximum, url: response.url,
+                        description: "The response announces a body of \(response.expectedContentLength) bytes, more than the \(limit) bytes allowed; it was not read. URLSessionConfiguration.maximumResponseBodySize sets the limit.")
+    }
+
     /// The error a task whose body grew past `limit` fails with.
     static func exceeded(_ limit: Int64, url: URL?) -> URLError {
         URLError(.dataLengthExceedsMaximum, url: url,

@@ -24,14 +24,18 @@ extension URLSessionTask {
 
     /// Looks `request` up in the session's cache as its cache policy says.
     ///
-    /// Data and download tasks are looked up (upload tasks and resumed downloads are not); the
-    /// cache itself only answers `GET` requests. `returnCacheDataDontLoad` with nothing cached is
+    /// Data and download tasks are looked up (upload tasks, requests with a body and resumed
+    /// downloads are not); the cache itself only answers `GET` requests. `returnCacheDataDontLoad` with nothing cached is
     /// ``TaskCacheLookup/unavailable`` for every task.
     func cacheLookup(for request: URLRequest) -> TaskCacheLookup {
         // Only HTTP responses are cached; other schemes skip the lookup (and its cost) entirely.
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return .load(nil)
         }
+        // A request carrying a body is never answered from the cache: its handler decides (a GET or
+        // HEAD with a body fails with `dataLengthExceedsMaximum`, as on Apple's platforms, whatever
+        // is cached for its URL).
+        guard request.httpBody == nil, request.httpBodyStream == nil else { return .load(nil) }
         switch request.cachePolicy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return .load(nil)

@@ -52,6 +52,11 @@ extension URLSessionTask {
             return ask
         }
         guard let ask else { return }
+        // A body announced over the limit fails now, before a byte of it is read.
+        if let refusal = ResponseBodyLimit.refusal(of: response, limit: lock.withLock({ core.bodyLimit })) {
+            complete(error: refusal, generation: generation)
+            return
+        }
         if kind == .download {
             do { _ = try ensureDownloadFile() } catch { complete(error: error, generation: generation) }
             return

@@ -62,6 +62,30 @@ struct HTTPBodilessMethodTests {
         }
     }
 
+    /// What the cache holds for the URL does not matter: a GET with a body is refused before the
+    /// cache is asked, whatever the request's cache policy.
+    @Test(arguments: [URLRequest.CachePolicy.returnCacheDataElseLoad, .returnCacheDataDontLoad, .useProtocolCachePolicy])
+    func requestWithABodyIsNotAnsweredFromTheCache(_ policy: URLRequest.CachePolicy) async throws {
+        let cache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let server = try FaultServer(fallback: .echo)
+        defer { server.stop() }
+        let url = server.url("/cached")
+        let cachedResponse = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                                                          headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "6"]))
+        cache.storeCachedResponse(CachedURLResponse(response: cachedResponse, data: Data("cached".utf8)),
+                                  for: URLRequest(url: url))
+        let session = HTTPTest.session { $0.urlCache = cache }
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: url)
+        request.cachePolicy = policy
+        request.httpBody = Data("body".utf8)
+        let result = try await session.loadData(request)
+        let error = try HTTPTest.urlError(result.error)
+        #expect(error.code == .dataLengthExceedsMaximum)
+        #expect(result.data == nil)
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func getWithoutABodyIsSent() async throws {
         let server = try FaultServer(fallback: .echo)
         defer { server.stop() }

@@ -131,6 +131,37 @@ struct HTTPResponseBodyLimitTests {
         #expect(await waitUntil(timeout: 10) { closed.current }, "the connection was closed")
     }
 
+    /// A response that announces more than the limit fails as soon as its head arrives: the body
+    /// (which this server never sends) is not waited for.
+    @Test func anAnnouncedLengthOverTheLimitFailsBeforeTheBody() async throws {
+        let server = try FaultServer(routes: ["/big": .custom { _, writer in
+            guard writer.writeHead(status: 200, headers: [("Content-Length", "\(8 << 20)")]) else { return false }
+            Thread.sleep(forTimeInterval: 15)
+            return false
+        }])
+        defer { server.stop() }
+        let url = server.url("/big")
+        let started = Date()
+        let (delegate, task) = try await Self.run(configure: { $0.maximumResponseBodySize = Self.limit }) { $0.dataTask(with: url) }
+        let error = try HTTPTest.urlError(delegate.error(of: task))
+        #expect(error.code == .dataLengthExceedsMaximum)
+        #expect(error.localizedDescription.contains("announces a body of \(8 << 20) bytes"), "\(error.localizedDescription)")
+        #expect(Date().timeIntervalSince(started) < 10, "failed at the head, not after the server's stall")
+        #expect((task.response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    /// A `file:` URL longer than the limit fails the same way (its length is known when it opens).
+    @Test func aFileLongerThanTheLimitFails() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-limit-\(UUID().uuidString)")
+        try Data(count: 2 << 20).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = HTTPTest.session { $0.maximumResponseBodySize = Self.limit }
+        defer { session.finishTasksAndInvalidate() }
+        let result = try await session.loadData(file, timeout: 20)
+        #expect(result.data == nil)
+        try Self.expectExceeded(result.error, url: file)
+    }
+
     @Test(arguments: [(1000, true), (999, false)])
     func bodyOfExactlyTheLimitIsDelivered(limit: Int64, delivered: Bool) async throws {
         let body = Data(repeating: 7, count: 1000)
