@@ -19,6 +19,9 @@ enum DirectoryListingLimits {
     /// The most bytes one listing reads from the server (FTP) or delivers (SFTP).
     static let maximumBytes = 128 << 20
 
+    /// The caps as a value, for a handler to carry (``HandlerEnvironment/listingCaps``).
+    static let standard = DirectoryListingCaps(maximumEntries: maximumEntries, maximumBytes: maximumBytes)
+
     /// The error for a listing that crossed a cap.
     static func exceeded(_ what: String, url: URL?) -> URLError {
         URLError(.dataLengthExceedsMaximum, url: url,
@@ -34,4 +37,13 @@ enum DirectoryListingLimits {
     static func tooManyBytes(maximum: Int = maximumBytes, url: URL?) -> URLError {
         exceeded("\(maximum) bytes", url: url)
     }
+}
+
+/// The caps one listing runs under: ``DirectoryListingLimits/standard`` in every session, lower in
+/// tests (`URLSessionConfiguration.directoryListingCaps`, which is not public).
+struct DirectoryListingCaps: Sendable, Equatable {
+    /// The most entries the listing delivers.
+    var maximumEntries: Int
+    /// The most bytes the listing reads from the server (FTP) or delivers (SFTP).
+    var maximumBytes: Int
 }

@@ -32,6 +32,8 @@ struct HandlerEnvironment: @unchecked Sendable {
     var sshUserEnvironment = SSHUserEnvironment.process
     /// How large a response body may grow (`maximumResponseBodySize`).
     var responseBodyLimit = ResponseBodyLimit()
+    /// The caps on one directory listing (``DirectoryListingLimits``).
+    var listingCaps = DirectoryListingLimits.standard
 
     /// An environment with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerEnvironment {

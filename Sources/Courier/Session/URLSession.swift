@@ -113,6 +113,7 @@ open class URLSession: NSObject, @unchecked Sendable {
             environment.tlsTrustAnchors = copy.tlsTrustAnchors ?? TLSTrustAnchors.process
             environment.responseBodyLimit = ResponseBodyLimit(configured: copy.maximumResponseBodySize,
                                                               inMemory: copy.inMemoryResponseBodyLimit)
+            environment.listingCaps = copy.directoryListingCaps
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
                                         builtIns: BuiltInHandlers.table)
         }

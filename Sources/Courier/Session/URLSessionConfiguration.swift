@@ -35,6 +35,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var tlsTrustAnchors: TLSTrustAnchors?
         var maximumResponseBodySize: Int64?
         var inMemoryResponseBodyLimit = ResponseBodyLimit.defaultInMemory
+        var directoryListingCaps = DirectoryListingLimits.standard
     }
 
     private let lock = Lock()
@@ -286,6 +287,13 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     var inMemoryResponseBodyLimit: Int64 {
         get { self.get(\.inMemoryResponseBodyLimit) }
         set { self.set(\.inMemoryResponseBodyLimit, newValue) }
+    }
+
+    /// The caps on one directory listing (``DirectoryListingLimits/standard``). Not public: tests
+    /// lower them.
+    var directoryListingCaps: DirectoryListingCaps {
+        get { self.get(\.directoryListingCaps) }
+        set { self.set(\.directoryListingCaps, newValue) }
     }
 
     /// `URLProtocol` subclasses the session asks, in order, before registered classes and the

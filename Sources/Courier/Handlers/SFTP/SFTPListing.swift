@@ -23,6 +23,13 @@ final class SFTPListing: SFTPJob, @unchecked Sendable {
     private var callPending = false
     private var entryCount = 0
     private var bodyBytes = 0
+    /// The caps this listing runs under.
+    private let caps: DirectoryListingCaps
+
+    init(url: URL, path: String, key: SSHConnectionKey, handler: SFTPURLProtocol, caps: DirectoryListingCaps) {
+        self.caps = caps
+        super.init(url: url, path: path, key: key, handler: handler)
+    }
 
     override func step(sftp: OpaquePointer, session: OpaquePointer, isOutboundOwner: Bool) -> Step {
         switch phase {
@@ -118,10 +125,10 @@ final class SFTPListing: SFTPJob, @unchecked Sendable {
         entryCount += 1
         bodyBytes += line.count
         var exceeded: URLError?
-        if entryCount > DirectoryListingLimits.maximumEntries {
-            exceeded = DirectoryListingLimits.tooManyEntries(url: url)
-        } else if bodyBytes > DirectoryListingLimits.maximumBytes {
-            exceeded = DirectoryListingLimits.tooManyBytes(url: url)
+        if entryCount > caps.maximumEntries {
+            exceeded = DirectoryListingLimits.tooManyEntries(maximum: caps.maximumEntries, url: url)
+        } else if bodyBytes > caps.maximumBytes {
+            exceeded = DirectoryListingLimits.tooManyBytes(maximum: caps.maximumBytes, url: url)
         }
         if let exceeded {
             flush()

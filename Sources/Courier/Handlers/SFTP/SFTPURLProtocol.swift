@@ -59,7 +59,7 @@ final class SFTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             }
             job = SFTPUpload(url: url, path: path, key: key, handler: self, body: body, resumes: request.sftpResumesUpload)
         } else if url.hasDirectoryPath {
-            job = SFTPListing(url: url, path: path, key: key, handler: self)
+            job = SFTPListing(url: url, path: path, key: key, handler: self, caps: environment.listingCaps)
         } else {
             job = SFTPDownload(url: url, path: path, key: key, handler: self, resume: ResumeRequest.parameters(of: request))
         }

@@ -46,5 +46,30 @@ extension SFTPTests {
             let result = try await session.loadData(server.url("no-such-directory/", password: true))
             #expect(try SFTPTest.urlError(result.error).code == .fileDoesNotExist)
         }
+
+        /// A listing past its caps (``DirectoryListingLimits``, lowered here: the real ones are a
+        /// million entries and 128 MiB) fails with `dataLengthExceedsMaximum`, naming the cap.
+        @Test(arguments: [(DirectoryListingCaps(maximumEntries: 3, maximumBytes: 1 << 20), "3 entries"),
+                          (DirectoryListingCaps(maximumEntries: 100, maximumBytes: 64), "64 bytes")])
+        func listingPastItsCapsFails(caps: DirectoryListingCaps, named: String) async throws {
+            let server = try await SFTPTest.server()
+            let session = SFTPTest.session(server) { $0.directoryListingCaps = caps }
+            defer { session.finishTasksAndInvalidate() }
+            let url = server.url("\(SSHServer.Files.directory)/", password: true)
+            let result = try await session.loadData(url)
+            let error = try SFTPTest.urlError(result.error)
+            #expect(error.code == .dataLengthExceedsMaximum)
+            #expect(error.localizedDescription.contains("more than \(named)"), "\(error.localizedDescription)")
+            #expect(result.data == nil)
+        }
+
+        @Test func aListingWithinItsCapsSucceeds() async throws {
+            let server = try await SFTPTest.server()
+            let session = SFTPTest.session(server) { $0.directoryListingCaps = DirectoryListingCaps(maximumEntries: 4, maximumBytes: 1 << 20) }
+            defer { session.finishTasksAndInvalidate() }
+            let result = try await session.loadData(server.url("\(SSHServer.Files.directory)/", password: true))
+            #expect(result.error == nil)
+            #expect(try URLDirectoryListing.decode(try #require(result.data), url: nil).count == 4)
+        }
     }
 }
