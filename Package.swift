@@ -3,8 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Courier",
-    platforms: [.macOS(.v13)],
-    products: [
+        products: [
         .library(name: "Courier", targets: ["Courier"]),
         .executable(name: "courier", targets: ["CourierTool"]),
         // Handler plugins: the C contract (courier_plugin.h) and the Swift kit for plugin authors.
@@ -13,11 +12,6 @@ let package = Package(
         // The example plugins, loaded at run time from a directory (see Documentation/Plugins.md).
         .library(name: "CourierGopher", type: .dynamic, targets: ["CourierGopher"]),
         .library(name: "CourierZip", type: .dynamic, targets: ["CourierZip"]),
-        // Broken and test-only plugins for the loader's tests (built so that `swift test` can load them).
-        .library(name: "CourierTestPluginNoEntry", type: .dynamic, targets: ["CourierTestPluginNoEntry"]),
-        .library(name: "CourierTestPluginFutureABI", type: .dynamic, targets: ["CourierTestPluginFutureABI"]),
-        .library(name: "CourierTestPluginMisbehaving", type: .dynamic, targets: ["CourierTestPluginMisbehaving"]),
-        .library(name: "CourierTestPluginRedirecting", type: .dynamic, targets: ["CourierTestPluginRedirecting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,10 +53,6 @@ let package = Package(
             path: "Plugins/Zip/Sources",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        .target(name: "CourierTestPluginNoEntry", path: "Tests/PluginFixtures/NoEntry"),
-        .target(name: "CourierTestPluginFutureABI", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/FutureABI"),
-        .target(name: "CourierTestPluginMisbehaving", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/Misbehaving"),
-        .target(name: "CourierTestPluginRedirecting", dependencies: ["CourierPluginABI"], path: "Tests/PluginFixtures/Redirecting"),
         // The `courier` command-line tool.
         .executableTarget(
             name: "CourierTool",
@@ -103,6 +93,8 @@ let package = Package(
             name: "CourierPluginTests",
             dependencies: ["Courier", "CourierPluginKit"],
             path: "Tests/PluginTests",
+            // Fixtures: plugin manifests. The broken and test-only plugins in Tests/PluginFixtures are
+            // not targets: the tests compile them (Support/FixturePlugins.swift).
             exclude: ["Fixtures"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

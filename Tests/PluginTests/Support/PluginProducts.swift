@@ -48,8 +48,9 @@ enum PluginProducts {
 
     static var gopher: URL { get throws { try library("libCourierGopher.so") } }
     static var zip: URL { get throws { try library("libCourierZip.so") } }
-    static var noEntry: URL { get throws { try library("libCourierTestPluginNoEntry.so") } }
-    static var futureABI: URL { get throws { try library("libCourierTestPluginFutureABI.so") } }
-    static var misbehaving: URL { get throws { try library("libCourierTestPluginMisbehaving.so") } }
-    static var redirecting: URL { get throws { try library("libCourierTestPluginRedirecting.so") } }
+    // The test-only fixtures are not products: the tests compile them (``FixturePlugins``).
+    static var noEntry: URL { get throws { try FixturePlugins.library("NoEntry") } }
+    static var futureABI: URL { get throws { try FixturePlugins.library("FutureABI") } }
+    static var misbehaving: URL { get throws { try FixturePlugins.library("Misbehaving") } }
+    static var redirecting: URL { get throws { try FixturePlugins.library("Redirecting") } }
 }
