@@ -1,13 +1,31 @@
 import Foundation
 
-/// The handlers Courier ships, by scheme. Adding a built-in scheme means adding its class here.
+/// The handlers Courier ships: the rows of the table of built-in schemes.
+///
+/// One row per ``BuiltInScheme`` case, made by an exhaustive `switch`, so every reserved scheme has
+/// a handler and no handler serves a scheme that is not reserved from plugins. A row says which
+/// class serves the scheme and what it can do (``HandlerCapabilities``); the loader, the task and the
+/// plugin loader take everything they know about built-in handlers from here.
 enum BuiltInHandlers {
-    /// The table the loader consults after app-registered classes.
-    static let table = SchemeTable([
-        DataURLProtocol.self,
-        FileURLProtocol.self,
-        HTTPURLProtocol.self,
-        FTPURLProtocol.self,
-        SFTPURLProtocol.self,
-    ])
+    /// The row for `scheme`.
+    static func row(for scheme: BuiltInScheme) -> SchemeRow {
+        switch scheme {
+        case .data:
+            SchemeRow(scheme, DataURLProtocol.self, [.read])
+        case .file:
+            SchemeRow(scheme, FileURLProtocol.self, [.read, .list, .resume, .flowControl])
+        case .http, .https:
+            SchemeRow(scheme, HTTPURLProtocol.self,
+                      [.read, .write, .resume, .flowControl, .concurrentStartStop, .deliversRefusedRedirect,
+                       .cacheScoping, .cachesResponses],
+                      redirectsTo: [.http, .https])
+        case .ftp, .ftps:
+            SchemeRow(scheme, FTPURLProtocol.self, [.read, .write, .list, .resume, .flowControl])
+        case .sftp:
+            SchemeRow(scheme, SFTPURLProtocol.self, [.read, .write, .list, .resume, .flowControl])
+        }
+    }
+
+    /// The table the loader consults after app-registered classes and plugins.
+    static let table = SchemeTable(BuiltInScheme.allCases.map(row(for:)))
 }

@@ -1,18 +1,19 @@
 import Foundation
 
-/// What Courier's own handlers may ask of their client beyond Apple's ``URLProtocolClient``:
-/// back-pressure, upload progress and resumable downloads. Custom `URLProtocol` subclasses need none
-/// of it; the task's client adopts both protocols.
+/// What Courier's own handlers may ask of their client beyond Apple's ``URLProtocolClient``: their
+/// configuration, back-pressure, upload progress, resumable downloads and the cache entries their
+/// responses change. Custom `URLProtocol` subclasses need none of it; the task's client adopts both
+/// protocols.
 protocol BuiltInHandlerClient: AnyObject, Sendable {
-    /// The session's stores, settings and per-session resources.
-    var environment: HandlerEnvironment { get }
+    /// The load's configuration, fixed when the client (and so the handler) was made.
+    var configuration: HandlerConfiguration { get }
 
     /// Adds what the handler measured about the current exchange (connection, TLS, byte counts,
     /// protocol name) to the task's metrics.
     func didCollectTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void)
 
     /// `false` while the task is suspended or its consumer lags too far behind; a handler then stops
-    /// producing until its ``FlowControlledURLProtocol/resumeProducing()`` is called.
+    /// producing until its ``BuiltInURLProtocol/resumeProducing()`` is called.
     var canAcceptMoreData: Bool { get }
 
     /// The handler cannot reach the server and keeps retrying (`waitsForConnectivity`); the idle
@@ -36,22 +37,24 @@ protocol BuiltInHandlerClient: AnyObject, Sendable {
     /// A string that changes when the resource changes (an entity tag, or size and modification
     /// time), stored in resume data and checked when resuming.
     func setResumeValidator(_ validator: String)
+
+    /// The handler revalidated the cached response it was given and the server confirmed it:
+    /// `refreshed` is that response with the confirmation's header fields. The task stores it in the
+    /// session's cache for `request` — or, when `storagePolicy` is `.notAllowed` (the refreshed
+    /// headers no longer let it be stored for this load's credentials), removes the entry — and
+    /// delivers it as the result, as `cachedResponseIsValid`.
+    func didRevalidateCachedResponse(_ refreshed: CachedURLResponse, for request: URLRequest,
+                                     storagePolicy: URLCache.StoragePolicy)
+
+    /// The response the handler is about to report makes the stored response for `url` obsolete (a
+    /// successful answer to `POST`, `PUT`, `DELETE`…): the task removes it from the session's cache.
+    func cachedResponseIsObsolete(for url: URL)
 }
 
-/// A handler that pauses when its client cannot accept more data and continues when told.
-protocol FlowControlledURLProtocol: URLProtocol {
-    /// Continue producing data after ``BuiltInHandlerClient/canAcceptMoreData`` was `false`.
-    /// Called from any thread; harmless when the handler is not paused.
-    func resumeProducing()
+extension BuiltInHandlerClient {
+    /// The session's stores, settings and per-session resources (``HandlerConfiguration/environment``).
+    var environment: HandlerEnvironment { configuration.environment }
 }
-
-/// A built-in handler whose `startLoading()`, `stopLoading()` and (when flow-controlled)
-/// `resumeProducing()` may be called from any thread, at any time — also while its transfer is
-/// reporting on another thread, and before `startLoading()` has returned: it guards its own state.
-/// The task then calls them directly on the thread that decides (the one resuming, cancelling or
-/// receiving the last report) instead of through the handler's serial queue, which saves a thread
-/// hop at the start and at the end of every load. Other calls still go through the queue.
-protocol ConcurrentURLProtocol: URLProtocol {}
 
 /// The request properties through which a download task asks a handler to resume.
 enum ResumeRequest {
@@ -65,11 +68,4 @@ enum ResumeRequest {
         guard let offset = request.protocolProperty(forKey: offsetKey) as? Int64, offset > 0 else { return nil }
         return (offset, request.protocolProperty(forKey: validatorKey) as? String)
     }
-}
-
-/// A handler that, after reporting a redirect, can deliver the redirect response and its body as the
-/// final result when the delegate refuses the redirect (Apple returns the 3xx with its body).
-protocol RedirectRefusalDelivering: URLProtocol {
-    /// Deliver the redirect response, its body and the end of the load to the client.
-    func deliverRefusedRedirect()
 }

@@ -3,8 +3,9 @@ import Foundation
 /// What a built-in handler needs to know about the session it serves, without depending on the
 /// session layer: the stores, the connection settings, and a place for per-session engines.
 ///
-/// The session builds one environment when it is created; every task's client hands it to handlers
-/// through ``BuiltInHandlerClient/environment``.
+/// The session builds one environment when it is created; it reaches each handler inside the
+/// ``HandlerConfiguration`` its client carries (``BuiltInHandlerClient/configuration``). The session's
+/// `URLCache` is not in it: the task layer alone looks responses up and stores them.
 struct HandlerEnvironment: @unchecked Sendable {
     /// Per-session objects handlers create on first use (the libcurl multi loop, SSH connections).
     let resources: HandlerSessionResources
@@ -13,7 +14,6 @@ struct HandlerEnvironment: @unchecked Sendable {
     let shouldSetCookies: Bool
     let cookieAcceptPolicy: HTTPCookie.AcceptPolicy
     let credentialStorage: URLCredentialStorage?
-    let cache: URLCache?
     let maximumConnectionsPerHost: Int
     let proxyDictionary: [AnyHashable: Any]?
     /// `timeoutIntervalForRequest`, also used as the connect timeout.
@@ -38,7 +38,7 @@ struct HandlerEnvironment: @unchecked Sendable {
     /// An environment with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerEnvironment {
         HandlerEnvironment(resources: HandlerSessionResources(), cookieStorage: nil, shouldSetCookies: false,
-                           cookieAcceptPolicy: .never, credentialStorage: nil, cache: nil,
+                           cookieAcceptPolicy: .never, credentialStorage: nil,
                            maximumConnectionsPerHost: 6, proxyDictionary: nil, requestTimeout: 60)
     }
 }

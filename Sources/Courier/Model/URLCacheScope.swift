@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A task marks each request it loads with the scope its handler computed (the digest of the
 /// `Cookie` header the handler sends, from the request or from the session's cookie storage; see
-/// `CacheScopingURLProtocol`). `URLCache` keeps the scope of the request an entry was stored for
+/// `HandlerCapabilities.cacheScoping`). `URLCache` keeps the scope of the request an entry was stored for
 /// and returns the entry only for a request with the same scope: an entry stored for Alice's
 /// cookies answers neither Bob's nor a request without cookies, and an entry stored without a
 /// scope (no cookies, or the app's own `storeCachedResponse(_:for:)` with a request it made)

@@ -18,6 +18,9 @@ open class URLSession: NSObject, @unchecked Sendable {
     let settings: SessionSettings
     /// What built-in handlers see of this session.
     let environment: HandlerEnvironment
+    /// The configuration's `urlCache`: the task layer looks responses up in it and stores them;
+    /// handlers never see it.
+    let cache: URLCache?
     let isShared: Bool
 
     let lock = Lock()
@@ -39,6 +42,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         settings = setup.settings
         resolver = setup.resolver
         environment = setup.environment
+        cache = setup.configuration.urlCache
         isShared = false
         super.init()
         timeoutMonitor.session = self
@@ -54,6 +58,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         settings = setup.settings
         resolver = setup.resolver
         environment = setup.environment
+        cache = setup.configuration.urlCache
         isShared = false
         super.init()
         timeoutMonitor.session = self
@@ -68,6 +73,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         settings = setup.settings
         resolver = setup.resolver
         environment = setup.environment
+        cache = setup.configuration.urlCache
         self.isShared = isShared
         super.init()
         timeoutMonitor.session = self
@@ -100,7 +106,6 @@ open class URLSession: NSObject, @unchecked Sendable {
                                          shouldSetCookies: copy.httpShouldSetCookies,
                                          cookieAcceptPolicy: copy.httpCookieAcceptPolicy,
                                          credentialStorage: copy.urlCredentialStorage,
-                                         cache: copy.urlCache,
                                          maximumConnectionsPerHost: copy.httpMaximumConnectionsPerHost,
                                          proxyDictionary: copy.connectionProxyDictionary,
                                          requestTimeout: copy.timeoutIntervalForRequest)

@@ -34,23 +34,29 @@ enum TaskPhase {
     case done
 }
 
-/// The handler instance serving a task's current request, and the serial queue it is driven on
-/// (none for a ``ConcurrentURLProtocol``). Sendable because the instance is only touched on its own
-/// queue (`perform`), or directly when it is a ``ConcurrentURLProtocol`` (`start`, `stop`,
-/// `resumeProducing`).
+/// The handler instance serving a task's current request, what its resolution declared it can do,
+/// and the serial queue it is driven on (none for ``HandlerCapabilities/concurrentStartStop``).
+/// Sendable because the instance is only touched on its own queue (`perform`), or directly when
+/// it guards its own state (`start`, `stop`, `resumeProducing`).
 struct ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
+    /// The handler as one of Courier's own, for the operations ``handler`` declares; `nil` for an app's class.
+    let operations: BuiltInURLProtocol?
+    /// The handler's class and capabilities, as the loader resolved them.
+    let handler: ResolvedHandler
     /// The serial queue the handler's calls run on; `nil` for a handler that guards its own state
-    /// (``ConcurrentURLProtocol``), which needs none.
+    /// (``HandlerCapabilities/concurrentStartStop``), which needs none.
     private let queue: DispatchQueue?
     let generation: Int
-    /// The handler guards its own state (``ConcurrentURLProtocol``).
+    /// The handler guards its own state (``HandlerCapabilities/concurrentStartStop``).
     var isConcurrent: Bool { queue == nil }
 
-    init(instance: URLProtocol, generation: Int) {
-        self.instance = instance
+    init(instance: ResolvedHandler.Instance, handler: ResolvedHandler, generation: Int) {
+        self.instance = instance.handler
+        self.operations = instance.operations
+        self.handler = handler
         self.generation = generation
-        self.queue = instance is ConcurrentURLProtocol
+        self.queue = handler.capabilities.contains(.concurrentStartStop)
             ? nil
             : DispatchQueue(label: "courier.handler", target: DispatchQueue.global())
     }
@@ -62,7 +68,7 @@ struct ActiveLoad: @unchecked Sendable {
     }
 
     /// Runs `body` with the handler now, on this thread, when the handler allows it
-    /// (``ConcurrentURLProtocol``); on its queue otherwise. For `startLoading`, `stopLoading` and
+    /// (``HandlerCapabilities/concurrentStartStop``); on its queue otherwise. For `startLoading`, `stopLoading` and
     /// `resumeProducing` only, and never while holding a lock the handler's reports take.
     func performDirectlyIfConcurrent(_ body: @escaping @Sendable (URLProtocol) -> Void) {
         if isConcurrent {

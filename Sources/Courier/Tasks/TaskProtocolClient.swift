@@ -7,10 +7,16 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     private let lock = Lock()
     private var target: URLSessionTask
     private let generation: Int
+    /// The load's configuration, fixed when the handler is made (``BuiltInHandlerClient/configuration``).
+    let configuration: HandlerConfiguration
+    /// The session's cache, which the task layer alone reads and writes.
+    private let cache: URLCache?
 
-    init(task: URLSessionTask, generation: Int) {
+    init(task: URLSessionTask, generation: Int, configuration: HandlerConfiguration, cache: URLCache?) {
         self.target = task
         self.generation = generation
+        self.configuration = configuration
+        self.cache = cache
     }
 
     /// The task reports go to: the one that started the handler, or the download task it became.
@@ -26,6 +32,11 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     }
 
     func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {
+        deliver(cachedResponse)
+    }
+
+    /// Delivers a cached response the handler judged valid as the result of the load.
+    private func deliver(_ cachedResponse: CachedURLResponse) {
         task.handleResponse(cachedResponse.response, generation: generation)
         task.handleData(cachedResponse.data, generation: generation)
         task.complete(error: nil, generation: generation)
@@ -54,8 +65,6 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
 
     // MARK: BuiltInHandlerClient
-
-    var environment: HandlerEnvironment { task.session?.environment ?? .standalone() }
 
     func didCollectTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void) {
         // One read of `task`: a `.becomeDownload` retargeting in between must not make this hold one
@@ -87,5 +96,19 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
 
     func setResumeValidator(_ validator: String) {
         task.handleResumeValidator(validator, generation: generation)
+    }
+
+    func didRevalidateCachedResponse(_ refreshed: CachedURLResponse, for request: URLRequest,
+                                     storagePolicy: URLCache.StoragePolicy) {
+        if storagePolicy == .notAllowed {
+            cache?.removeCachedResponse(for: request)
+        } else {
+            cache?.storeCachedResponse(refreshed, for: request)
+        }
+        deliver(refreshed)
+    }
+
+    func cachedResponseIsObsolete(for url: URL) {
+        cache?.removeCachedResponse(for: URLRequest(url: url))
     }
 }

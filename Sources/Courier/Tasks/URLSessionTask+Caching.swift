@@ -28,8 +28,9 @@ extension URLSessionTask {
     /// downloads are not); the cache itself only answers `GET` requests. `returnCacheDataDontLoad` with nothing cached is
     /// ``TaskCacheLookup/unavailable`` for every task.
     func cacheLookup(for request: URLRequest) -> TaskCacheLookup {
-        // Only HTTP responses are cached; other schemes skip the lookup (and its cost) entirely.
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        // Only the schemes whose row caches responses (http, https) are looked up; others skip the
+        // lookup (and its cost) entirely.
+        guard let scheme = request.url?.scheme, session?.resolver.cachesResponses(forScheme: scheme) == true else {
             return .load(nil)
         }
         // A request carrying a body is never answered from the cache: its handler decides (a GET or
@@ -51,7 +52,7 @@ extension URLSessionTask {
     /// The session cache's response for `request`, when this task may use one.
     private func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
         guard kind != .upload, ResumeRequest.parameters(of: request) == nil,
-              let cache = session?.environment.cache else { return nil }
+              let cache = session?.cache else { return nil }
         return cache.cachedResponse(for: request)
     }
 
@@ -86,7 +87,7 @@ extension URLSessionTask {
     func beginCacheCopyLocked(for response: URLResponse, policy: URLCache.StoragePolicy) {
         core.cacheBody = nil
         core.cacheStoragePolicy = .notAllowed
-        guard policy != .notAllowed, kind == .data, let cache = session?.environment.cache else { return }
+        guard policy != .notAllowed, kind == .data, let cache = session?.cache else { return }
         let memoryLimit = cache.memoryCapacity / Self.cacheableCapacityDivisor
         let diskLimit = policy == .allowed ? cache.diskCapacity / Self.cacheableCapacityDivisor : 0
         let limit = max(memoryLimit, diskLimit)
@@ -127,7 +128,7 @@ extension URLSessionTask {
     /// is stored with `storeCachedResponse(_:for:)` before the completion is delivered.
     func enqueueCacheStore(_ proposed: CachedURLResponse) {
         guard let session, let pipeline, let dataTask = self as? URLSessionDataTask,
-              let cache = session.environment.cache else { return }
+              let cache = session.cache else { return }
         let asksDelegate = completion.usesDelegate
         pipeline.enqueueAwaiting { [self] resume in
             let store: @Sendable (CachedURLResponse?) -> Void = { answer in

@@ -98,12 +98,20 @@ extension URLSessionTask {
 }
 
 extension ActiveLoad {
-    /// Tells the handler to stop, on its queue (directly for a ``ConcurrentURLProtocol``).
+    /// Tells the handler to stop, on its queue (directly for ``HandlerCapabilities/concurrentStartStop``).
     func stop() { performDirectlyIfConcurrent { $0.stopLoading() } }
 
-    /// Tells a flow-controlled handler it may produce again.
+    /// Tells a flow-controlled handler (``HandlerCapabilities/flowControl``) it may produce again.
     func resumeProducing() {
-        performDirectlyIfConcurrent { ($0 as? FlowControlledURLProtocol)?.resumeProducing() }
+        guard handler.capabilities.contains(.flowControl) else { return }
+        performDirectlyIfConcurrent { [self] _ in operations?.resumeProducing() }
+    }
+
+    /// Tells a handler that keeps a refused redirect (``HandlerCapabilities/deliversRefusedRedirect``)
+    /// to deliver it as the result, on its queue.
+    func deliverRefusedRedirect() {
+        guard handler.capabilities.contains(.deliversRefusedRedirect) else { return }
+        perform { [self] _ in operations?.deliverRefusedRedirect() }
     }
 }
 

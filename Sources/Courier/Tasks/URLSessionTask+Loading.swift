@@ -89,7 +89,7 @@ extension URLSessionTask {
     func startLoad(_ request: URLRequest, redirected: Bool = false) {
         guard let session else { return }
         let requested = session.prepare(request, uploadBody: uploadBody, originalURL: initialRequest?.url, redirected: redirected)
-        guard let handlerType = session.resolver.handlerClass(for: requested) else {
+        guard let handler = session.resolver.resolve(requested) else {
             let scheme = requested.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
             complete(error: URLError(.unsupportedURL, url: requested.url,
                                      description: "No handler is registered for the URL scheme \(scheme)."),
@@ -98,10 +98,8 @@ extension URLSessionTask {
         }
         // The handler class's canonical form is what it loads and what the cache is keyed by; the
         // scope of the credentials it sends decides which cached responses it may use.
-        var prepared = handlerType.canonicalRequest(for: requested)
-        let environment = session.environment
-        let scoping = environment.cache == nil ? nil : handlerType as? any CacheScopingURLProtocol.Type
-        URLCacheScope.mark(&prepared, with: scoping?.cacheScope(for: prepared, environment: environment))
+        var prepared = handler.type.canonicalRequest(for: requested)
+        URLCacheScope.mark(&prepared, with: session.cache == nil ? nil : handler.cacheScope(for: prepared, environment: session.environment))
         let cachedResponse: CachedURLResponse?
         switch cacheLookup(for: prepared) {
         case .load(let cached):
@@ -131,9 +129,11 @@ extension URLSessionTask {
             return core.generation
         }
         guard let generation else { return }
-        let client = TaskProtocolClient(task: self, generation: generation)
-        let instance = handlerType.init(task: self, cachedResponse: cachedResponse, client: client)
-        let load = ActiveLoad(instance: instance, generation: generation)
+        let client = TaskProtocolClient(task: self, generation: generation,
+                                        configuration: session.handlerConfiguration(for: prepared, cachedResponse: cachedResponse),
+                                        cache: session.cache)
+        let load = ActiveLoad(instance: handler.makeInstance(task: self, cachedResponse: cachedResponse, client: client),
+                              handler: handler, generation: generation)
         let started: Bool = lock.withLock {
             guard core.generation == generation else { return false }
             switch core.phase {
@@ -147,13 +147,14 @@ extension URLSessionTask {
         guard started else { return }
         session.taskDidStartLoading(self)
         // A built-in handler that guards its own state starts on this thread: one thread hop less
-        // per load (see ``ConcurrentURLProtocol``).
+        // per load (see ``HandlerCapabilities/concurrentStartStop``).
         load.performDirectlyIfConcurrent { $0.startLoading() }
     }
 
     /// A handler reported a redirect: stop it, ask the delegate, then follow or stop. A redirect a
-    /// ``RedirectConfinedHandler`` (a plugin) reports, or the delegate's answer to it, that leaves the
-    /// handler's permitted schemes fails the task with `unsupportedURL` and is not loaded.
+    /// handler with a ``RedirectConfinement`` (a plugin, the http handler) reports, or the delegate's
+    /// answer to it, that leaves the handler's permitted schemes fails the task with `unsupportedURL`
+    /// and is not loaded.
     func handleRedirect(to request: URLRequest, response: URLResponse, generation: Int) {
         guard let session, let pipeline else { return }
         let outcome: (ActiveLoad, Int)? = lock.withLock {
@@ -167,9 +168,9 @@ extension URLSessionTask {
         guard let (oldLoad, count) = outcome else { return }
         // A handler that can hand over the redirect response's own body keeps its load until the
         // delegate decides; any other handler stops now.
-        let canDeliverRefusal = oldLoad.instance is RedirectRefusalDelivering
+        let canDeliverRefusal = oldLoad.handler.capabilities.contains(.deliversRefusedRedirect)
         // A plugin's redirects lead only to its own schemes and http(s), whatever the delegate says.
-        let confinement = (oldLoad.instance as? RedirectConfinedHandler)?.redirectConfinement
+        let confinement = oldLoad.handler.redirectConfinement
         let refusedProposal = confinement?.refusal(of: request.url)
         if !canDeliverRefusal || count > URLSession.maximumRedirects || refusedProposal != nil { oldLoad.stop() }
         guard count <= URLSession.maximumRedirects else {
@@ -187,7 +188,7 @@ extension URLSessionTask {
             let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
                 if let next {
                     if canDeliverRefusal { oldLoad.stop() }
-                    if let refusal = Self.refusal(of: next, proposed: boxes.value.0) ?? confinement?.refusal(of: next.url) {
+                    if let refusal = session.resolver.refusal(ofAnswer: next, toProposed: boxes.value.0) ?? confinement?.refusal(of: next.url) {
                         complete(error: refusal, generation: nil)
                     } else if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
                         // The stream was read by the first request: the delegate must give a new one.
@@ -196,7 +197,7 @@ extension URLSessionTask {
                         startLoad(next, redirected: true)
                     }
                 } else if canDeliverRefusal, reinstate(oldLoad) {
-                    oldLoad.perform { ($0 as? RedirectRefusalDelivering)?.deliverRefusedRedirect() }
+                    oldLoad.deliverRefusedRedirect()
                 } else {
                     finishWithResponse(boxes.value.1)
                 }
@@ -210,18 +211,6 @@ extension URLSessionTask {
             } ?? false
             if !asked { proceed(boxes.value.0) }
         }
-    }
-
-    /// Why the request the delegate answered a redirect with must not be loaded, or `nil`. An
-    /// http or https redirect stays on http and https, as the proposed request does: a `file:`,
-    /// `ftp:` or other request in its place fails the task with `unsupportedURL` (FoundationNetworking
-    /// fails it the same way, as libcurl refuses the scheme) and is never loaded.
-    private static func refusal(of next: URLRequest, proposed: URLRequest) -> URLError? {
-        let httpSchemes: Set<String> = ["http", "https"]
-        guard let proposedScheme = proposed.url?.scheme?.lowercased(), httpSchemes.contains(proposedScheme) else { return nil }
-        if let scheme = next.url?.scheme?.lowercased(), httpSchemes.contains(scheme) { return nil }
-        return URLError(.unsupportedURL, url: next.url ?? proposed.url,
-                        description: "The redirect was answered with a request that is not http or https; it is not followed.")
     }
 
     /// Makes a handler whose redirect was refused the current load again, so its report of the

@@ -15,7 +15,8 @@ import Foundation
 /// - Login: see ``FTPLogin``; a refused login becomes an authentication challenge. `ftps:` uses
 ///   implicit TLS, ``URLRequest/ftpRequiresTLS`` explicit `AUTH TLS`; an untrusted certificate
 ///   becomes a server-trust challenge (``TLSServerTrustChallenge``).
-final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+    /// The schemes ``canInit(with:)`` accepts (the rows `BuiltInHandlers` gives this class).
     static let schemes: [BuiltInScheme] = [.ftp, .ftps]
 
     enum State { case idle, running, challenging, stopped, finished }
@@ -82,7 +83,7 @@ final class FTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlled
         if let transfer, let loop { loop.remove(transfer) }
     }
 
-    func resumeProducing() {
+    override func resumeProducing() {
         guard flowControl.wake() else { return }
         let (transfer, loop) = lock.withLock { (self.transfer, self.loop) }
         if let transfer, let loop { loop.unpause(transfer) }

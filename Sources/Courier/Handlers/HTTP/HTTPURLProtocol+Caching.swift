@@ -11,8 +11,7 @@ extension HTTPURLProtocol {
     /// conditional request and returns `false`; otherwise returns `false`.
     func answerFromCacheIfFresh() -> Bool {
         guard let cached = cachedResponse else { return false }
-        let receivedAt = environment.cache?.storageDate(of: cached, for: request)
-        switch HTTPCacheValidation.decide(cached: cached, request: request, receivedAt: receivedAt) {
+        switch HTTPCacheValidation.decide(cached: cached, request: request, receivedAt: configuration.cachedResponseStoredAt) {
         case .useStored:
             (client as? BuiltInHandlerClient)?.didCollectTransactionMetrics { $0.resourceFetchType = .localCache }
             client?.urlProtocol(self, cachedResponseIsValid: cached)
@@ -32,35 +31,33 @@ extension HTTPURLProtocol {
         cacheExchange.acceptNotModified(response)
     }
 
-    /// After a transfer that ended with a `304` to the revalidation: stores the stored response
-    /// with the 304's headers in the session's cache (which also restarts its age) and reports it
-    /// with `cachedResponseIsValid`. Returns whether it did. When the refreshed headers no longer
-    /// let the response be stored for this load's credentials, the entry is removed instead.
+    /// After a transfer that ended with a `304` to the revalidation: reports the stored response
+    /// with the 304's headers and whether it may be stored again for this load's credentials
+    /// (``BuiltInHandlerClient/didRevalidateCachedResponse(_:for:storagePolicy:)``: the task stores
+    /// it, which also restarts its age, or removes the entry, and delivers it). Returns whether it
+    /// did. A client that is not a task's just gets `cachedResponseIsValid`.
     func finishRevalidationIfAnswered() -> Bool {
         guard let refreshed = cacheExchange.takeRefreshed() else { return false }
+        guard let builtIn = client as? BuiltInHandlerClient else {
+            client?.urlProtocol(self, cachedResponseIsValid: refreshed)
+            return true
+        }
+        var policy = refreshed.storagePolicy
         if let http = refreshed.response as? HTTPURLResponse,
            HTTPCacheStorage.policy(for: http, request: request, credentials: lock.withLock { sentCredentials }) == .notAllowed {
-            environment.cache?.removeCachedResponse(for: request)
-        } else {
-            environment.cache?.storeCachedResponse(refreshed, for: request)
+            policy = .notAllowed
         }
-        client?.urlProtocol(self, cachedResponseIsValid: refreshed)
+        builtIn.didRevalidateCachedResponse(refreshed, for: request, storagePolicy: policy)
         return true
     }
 
     /// The storage policy to report with `response`. A successful answer to an unsafe method
-    /// (`POST`, `PUT`, `DELETE`…) also removes the stored response for the URL.
+    /// (`POST`, `PUT`, `DELETE`…) also tells the task that the stored response for the URL is
+    /// obsolete (``BuiltInHandlerClient/cachedResponseIsObsolete(for:)``).
     func cacheStoragePolicy(for response: HTTPURLResponse) -> URLCache.StoragePolicy {
-        if HTTPCacheStorage.invalidatesStoredResponse(response, request: request), let url = request.url,
-           let cache = environment.cache {
-            cache.removeCachedResponse(for: URLRequest(url: url))
+        if HTTPCacheStorage.invalidatesStoredResponse(response, request: request), let url = request.url {
+            (client as? BuiltInHandlerClient)?.cachedResponseIsObsolete(for: url)
         }
         return HTTPCacheStorage.policy(for: response, request: request, credentials: lock.withLock { sentCredentials })
-    }
-
-    /// The scope the responses to `request` are cached under: the digest of the cookies it will
-    /// send (``HTTPCacheCredentials/scope(ofCookie:)``), `nil` without cookies.
-    static func cacheScope(for request: URLRequest, environment: HandlerEnvironment) -> String? {
-        HTTPCacheCredentials.scope(ofCookie: HTTPCookieHandling.sentCookieHeader(for: request, environment: environment))
     }
 }

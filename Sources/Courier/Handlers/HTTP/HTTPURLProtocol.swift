@@ -13,10 +13,8 @@ import Foundation
 /// challenge (``HTTPAuthentication``); a credential retries the request within this instance.
 ///
 /// Every method guards the handler's state with its lock, so the task starts, stops and resumes it
-/// directly from any thread (``ConcurrentURLProtocol``).
-final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, RedirectRefusalDelivering,
-    ConcurrentURLProtocol, CacheScopingURLProtocol, CurlTransferDelegate, @unchecked Sendable {
-    static let schemes: [BuiltInScheme] = [.http, .https]
+/// directly from any thread (``HandlerCapabilities/concurrentStartStop`` in its rows).
+final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked Sendable {
 
     /// Where one load is.
     enum State { case idle, running, redirected, challenging, waiting, stopped, finished }
@@ -66,11 +64,18 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    /// The session's stores and settings, read from the client once.
-    let environment: HandlerEnvironment
+    /// The digest of the cookies `request` will send (``HTTPCacheCredentials/scope(ofCookie:)``), if any.
+    override class func cacheScope(for request: URLRequest, environment: HandlerEnvironment) -> String? {
+        HTTPCacheCredentials.scope(ofCookie: HTTPCookieHandling.sentCookieHeader(for: request, environment: environment))
+    }
+
+    /// The load's configuration, which the client was made with.
+    let configuration: HandlerConfiguration
+    /// The session's stores and settings (``HandlerConfiguration/environment``).
+    var environment: HandlerEnvironment { configuration.environment }
 
     required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
-        environment = (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+        configuration = (client as? BuiltInHandlerClient)?.configuration ?? .standalone()
         super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
@@ -157,7 +162,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         if let transfer, let loop { loop.remove(transfer) }
     }
 
-    func resumeProducing() {
+    override func resumeProducing() {
         guard flowControl.wake() else { return }
         let (transfer, loop) = lock.withLock { (self.transfer, self.loop) }
         if let transfer, let loop { loop.unpause(transfer) }
@@ -336,7 +341,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     }
 
     /// The delegate refused the redirect: its response and body become the result.
-    func deliverRefusedRedirect() {
+    override func deliverRefusedRedirect() {
         let outcome: (HTTPURLResponse, Data)? = lock.withLock {
             guard state == .redirected, let pending = pendingRedirect else { return nil }
             state = .finished

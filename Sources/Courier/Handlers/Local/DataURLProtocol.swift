@@ -5,8 +5,7 @@ import Foundation
 /// The response is a `URLResponse` with the URL's media type (default `text/plain`), its `charset`
 /// as `textEncodingName` (default `US-ASCII`) and the decoded length. A malformed URL fails with
 /// `URLError.badURL`.
-final class DataURLProtocol: URLProtocol, SchemeHandler, @unchecked Sendable {
-    static let schemes: [BuiltInScheme] = [.data]
+final class DataURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
 
     override class func canInit(with request: URLRequest) -> Bool {
         request.url?.scheme?.lowercased() == "data"

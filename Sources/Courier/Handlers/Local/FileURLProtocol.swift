@@ -23,8 +23,7 @@ import Musl
 /// opened (terminals, tapes). A FIFO (named pipe) is read as it is written, without a size and without
 /// resume; it is opened without waiting for a writer, so a FIFO nobody writes to is silence, and the
 /// task's `timeoutIntervalForRequest` ends it like any other silent load.
-final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
-    static let schemes: [BuiltInScheme] = [.file]
+final class FileURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
 
@@ -75,7 +74,7 @@ final class FileURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         if fd >= 0 { readQueue.async { close(fd) } }
     }
 
-    func resumeProducing() {
+    override func resumeProducing() {
         let wake: Bool = lock.withLock {
             guard paused, !stopped else { return false }
             paused = false

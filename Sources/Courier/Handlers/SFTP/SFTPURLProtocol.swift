@@ -20,8 +20,7 @@ import Foundation
 /// Errors: no such file → `fileDoesNotExist`, permission denied → `noPermissionsToReadFile`, no
 /// credential accepted → `userAuthenticationRequired`, an untrusted host key →
 /// `serverCertificateUntrusted`, refused, lost or timed-out connections as for HTTP.
-final class SFTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlledURLProtocol, @unchecked Sendable {
-    static let schemes: [BuiltInScheme] = [.sftp]
+final class SFTPURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
 
     private let lock = Lock()
     private var job: SFTPJob?
@@ -96,7 +95,7 @@ final class SFTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         if let job, let loop { loop.cancel(job) }
     }
 
-    func resumeProducing() {
+    override func resumeProducing() {
         let loop = lock.withLock { stopped ? nil : self.loop }
         loop?.wake()
     }

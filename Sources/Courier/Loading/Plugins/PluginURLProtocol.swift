@@ -9,9 +9,14 @@ internal import CourierPluginABI
 /// handler queue, so the plugin's start, stop and resume_producing never overlap; destroy is
 /// called once, from a global queue, when the instance is released.
 ///
-/// A plugin's redirects are confined to its own schemes and http(s) (``RedirectConfinedHandler``,
-/// ``PluginLibrary/redirectConfinement``).
-final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, RedirectConfinedHandler, @unchecked Sendable {
+/// A plugin's redirects are confined to its own schemes and http(s)
+/// (``PluginLibrary/redirectConfinement``): the connection refuses other proposals, and the task
+/// checks proposals and the delegate's answers with the confinement its ``ResolvedHandler`` carries.
+final class PluginURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
+    /// What the bridge adds to every plugin scheme's declared capabilities: it pauses when the task
+    /// cannot take more data and passes the wake-up on to the plugin (`resume_producing`).
+    static let bridgeCapabilities: HandlerCapabilities = [.flowControl]
+
     /// A created plugin handler.
     private struct Handle: @unchecked Sendable {
         let functions: PluginHandlerFunctions
@@ -23,8 +28,6 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, RedirectC
     private var handle: Handle?
     private var connection: PluginConnection?
     private var stopped = false
-    /// The plugin's, once ``startLoading()`` found it; until then only http(s).
-    private var confinement = RedirectConfinement(permittedSchemes: ["http", "https"], reporter: "The plugin")
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme else { return false }
@@ -57,10 +60,8 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, RedirectC
             return fail(URLError(.unsupportedURL, url: url,
                                  description: "The plugin \(name) cannot \(needed == .read ? "read" : "write") “\(scheme)” URLs (\(method))."))
         }
-        let redirectConfinement = library.redirectConfinement
-        lock.withLock { confinement = redirectConfinement }
         let connection = PluginConnection(owner: self, client: client, url: url, pluginName: name,
-                                          capabilities: capabilities, redirectConfinement: redirectConfinement)
+                                          capabilities: capabilities, redirectConfinement: library.redirectConfinement)
         let token = PluginClientTable.shared.register(connection)
         let resume = capabilities.contains(.resume) ? ResumeRequest.parameters(of: request) : nil
         let body = needed == .write ? PluginRequestBuffer.body(of: request) : nil
@@ -92,9 +93,7 @@ final class PluginURLProtocol: URLProtocol, FlowControlledURLProtocol, RedirectC
         if let current { current.functions.stop(current.pointer) }
     }
 
-    var redirectConfinement: RedirectConfinement { lock.withLock { confinement } }
-
-    func resumeProducing() {
+    override func resumeProducing() {
         let current: Handle? = lock.withLock { stopped ? nil : handle }
         if let current, let resume = current.functions.resumeProducing { resume(current.pointer) }
     }

@@ -1,19 +1,15 @@
 import Foundation
 
-/// A handler whose redirects may lead only to some URL schemes.
-///
-/// The task refuses a redirect such a handler reports — the request it proposes and the request the
-/// delegate answers `willPerformHTTPRedirection` with alike — whose scheme its
-/// ``redirectConfinement`` does not permit: the task fails with `URLError.unsupportedURL` naming the
-/// refused URL, and nothing is loaded from it. Courier's plugin bridge (``PluginURLProtocol``)
-/// adopts it, since a plugin is third-party code loaded from a directory. `URLProtocol` subclasses
-/// an app registers do not, and may redirect to any scheme, as Apple's loading system lets them.
-protocol RedirectConfinedHandler: URLProtocol {
-    /// Where this handler's redirects may lead.
-    var redirectConfinement: RedirectConfinement { get }
-}
-
 /// The URL schemes a handler's redirects may lead to, and who the handler is for error messages.
+///
+/// The task refuses a redirect a handler with a confinement reports — the request it proposes and
+/// the request the delegate answers `willPerformHTTPRedirection` with alike — whose scheme is not
+/// permitted: the task fails with `URLError.unsupportedURL` naming the refused URL, and nothing is
+/// loaded from it. The confinement comes with the ``ResolvedHandler``: a built-in scheme's row
+/// (``SchemeRow/redirectSchemes``: http and https for the http handler) or a plugin's manifest
+/// (``PluginLibrary/redirectConfinement``: a plugin is third-party code loaded from a directory).
+/// `URLProtocol` subclasses an app registers have none, and may redirect to any scheme, as Apple's
+/// loading system lets them.
 struct RedirectConfinement: Sendable {
     /// The lowercase schemes a redirect may lead to.
     let permittedSchemes: Set<String>
