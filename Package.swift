@@ -73,9 +73,11 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6), .enableExperimentalFeature("Extern")]
         ),
         // Runs the built `courier` binary as a subprocess; `@testable import CourierTool` for its pieces.
+        // Its SharedServers/ are symbolic links to CourierTests' test servers (one copy of each).
         .testTarget(
             name: "CourierToolTests",
             dependencies: ["CourierTool"],
+            exclude: ["SharedServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // glibc's heap statistics for the tests (mallinfo2, not in Swift's Glibc module).

@@ -8,8 +8,11 @@ struct CourierCommand: AsyncParsableCommand {
         commandName: "courier",
         abstract: "Fetch URLs with Courier's URLSession, streaming each body as it arrives.",
         discussion: """
-            With URLs, each one is fetched in turn and its body written to standard output (or -o) chunk \
-            by chunk. Errors print one line on standard error: courier: <url>: <message> (<URLError code>).
+            With URLs, each one is fetched in turn (concurrently with -Z) on one URLSession, so \
+            connections, cookies and logins carry from one URL to the next, and its body is written to \
+            standard output (or -o/-O) chunk by chunk. As in curl, redirects are followed only with -L. \
+            Errors print one line on standard error: courier: <url>: <message> (<URLError code>); -s \
+            silences them, -sS keeps them.
 
             With no URL, courier runs its embedded default: a built-in list of data:, file:, plugin \
             (zip:, gopher:) and loopback http: URLs fetched concurrently, one line per URL and a summary. \
@@ -36,51 +39,24 @@ struct CourierCommand: AsyncParsableCommand {
     @Argument(help: "The URLs to fetch. With none, run the embedded default check.")
     var urls: [String] = []
 
-    @Flag(name: .shortAndLong, help: "Write the response headers before the body.")
-    var include = false
+    @OptionGroup(title: "Output")
+    var output: OutputFlags
 
-    @Flag(name: .shortAndLong, help: "Print the request (> ) and the response (< ) on standard error.")
-    var verbose = false
+    @OptionGroup(title: "Requests")
+    var request: RequestFlags
 
-    @Option(name: [.customShort("X"), .customLong("request")], help: ArgumentHelp("The request method (default GET, or POST with -d).", valueName: "method"))
-    var method: String?
-
-    @Option(name: [.customShort("H"), .long], help: ArgumentHelp("Add a request header; repeatable.", valueName: "Name: value"))
-    var header: [String] = []
-
-    @Option(name: [.customShort("d"), .long], help: ArgumentHelp("Send DATA as the request body (@FILE reads a file, @- standard input).", valueName: "data"))
-    var data: String?
-
-    @Flag(help: "Fail with exit status 9, writing no body, when the HTTP status is 400 or more.")
-    var fail = false
-
-    @Option(name: [.customShort("m"), .customLong("max-time")], help: ArgumentHelp("Give up on a URL after SECONDS.", valueName: "seconds"))
-    var maxTime: Double?
-
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write bodies to PATH instead of standard output (see above).", valueName: "path"))
-    var output: String?
+    @OptionGroup(title: "Transfers")
+    var transfer: TransferFlags
 
     @Option(name: .customLong("plugins"), help: ArgumentHelp("Load the handler plugins in DIR first; repeatable.", valueName: "dir"))
     var plugins: [String] = []
 
+    @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the versions of courier, Courier, libcurl, OpenSSL and libssh2, and the plugins loaded.")
+    var version = false
+
     mutating func validate() throws {
-        if let maxTime, !(maxTime > 0 && maxTime.isFinite) {
-            throw ValidationError("-m/--max-time must be a positive number of seconds")
-        }
-        for text in header where RequestOptions.parseHeader(text) == nil {
-            throw ValidationError("-H '\(text)': expected 'Name: value'")
-        }
-        if let method, method.isEmpty || method.contains(where: { $0.isWhitespace }) {
-            throw ValidationError("-X '\(method)': not a method name")
-        }
-        if urls.isEmpty {
-            var given: [String] = []
-            if include { given.append("-i") }
-            if method != nil { given.append("-X") }
-            if !header.isEmpty { given.append("-H") }
-            if data != nil { given.append("-d") }
-            if fail { given.append("--fail") }
-            if output != nil { given.append("-o") }
+        if urls.isEmpty, !version {
+            let given = output.givenNames + request.givenNames + transfer.givenNames
             if !given.isEmpty {
                 throw ValidationError("\(given.joined(separator: ", ")) need a URL (the default run takes only -v and -m)")
             }
@@ -90,26 +66,80 @@ struct CourierCommand: AsyncParsableCommand {
     func run() async throws {
         Interrupts.install()
         PluginDirectories.load(plugins)
+        if version {
+            for line in VersionReport.lines() { Console.out(line) }
+            return
+        }
         let status: ToolExit
         if urls.isEmpty {
-            status = await DefaultRunner.run(maxTime: maxTime, verbose: verbose)
+            status = await DefaultRunner.run(maxTime: request.maxTime, verbose: output.verbose)
         } else {
-            var options = RequestOptions(method: method, maxTime: maxTime)
-            options.headers = header.compactMap(RequestOptions.parseHeader)
-            if let data {
-                do {
-                    options.body = try RequestOptions.readBody(data)
-                } catch {
-                    Console.err("courier: -d \(data): \(error.message) (\(error.codeName))")
-                    throw ExitCode(error.exit.rawValue)
-                }
+            do {
+                status = await ExplicitRun(urls: urls, settings: try makeSettings()).run()
+            } catch {
+                if !output.silent || output.showError { Console.err("courier: \(error.message) (\(error.codeName))") }
+                throw ExitCode(error.exit.rawValue)
             }
-            status = await ExplicitRun(
-                urls: urls, options: options, include: include, verbose: verbose,
-                failOnHTTPError: fail, output: output
-            ).run()
         }
         if status != .ok { throw ExitCode(status.rawValue) }
+    }
+
+    /// The run's settings from the parsed options, reading what they name: `-d @-`, `-w @FILE`, the
+    /// netrc file, the `-b` cookie file; `--cacert` is handed to the library through `SSL_CERT_FILE`.
+    func makeSettings() throws(ToolFailure) -> RunSettings {
+        var settings = RunSettings()
+        var options = RequestOptions(method: request.method, maxTime: request.maxTime)
+        options.headers = request.header.compactMap(RequestOptions.parseHeader)
+        options.headOnly = output.head
+        if let data = request.data {
+            options.body = try RequestOptions.readBody(data)
+        }
+        if let upload = request.uploadFile {
+            options.body = .file(try RequestOptions.readableFile(upload, option: "-T"))
+            options.isUpload = true
+        }
+        for cookie in request.cookie {
+            if cookie.contains("=") {
+                options.cookieHeader = [options.cookieHeader, cookie].compactMap { $0 }.joined(separator: "; ")
+            } else {
+                settings.cookies += try NetscapeCookieJar.read(path: cookie)
+            }
+        }
+        settings.options = options
+        settings.include = output.include || output.head
+        settings.verbose = output.verbose
+        settings.failOnHTTPError = output.fail
+        settings.silent = output.silent
+        settings.showError = output.showError
+        settings.output = output.output
+        settings.remoteName = output.remoteName
+        settings.writeOut = try output.writeOut.map { argument throws(ToolFailure) in try WriteOut.load(argument) }
+        if let unknown = settings.writeOut?.unknownVariables, !unknown.isEmpty, settings.showsErrors {
+            Console.err("courier: -w: unknown variable \(unknown.map { "%{\($0)}" }.joined(separator: ", ")), written as nothing")
+        }
+        settings.resume = output.continueAt.flatMap(ResumePlan.Start.init(argument:))
+        settings.login = request.user.flatMap(Login.init(argument:))
+        if let file = request.netrcFile {
+            settings.netrc = try Netrc.load(path: file, required: true)
+        } else if request.netrc {
+            settings.netrc = try Netrc.load(path: Netrc.defaultPath, required: false)
+        }
+        settings.insecure = request.insecure
+        if let cacert = request.cacert {
+            guard FileManager.default.isReadableFile(atPath: cacert) else {
+                throw ToolFailure(.fileDoesNotExist, "--cacert: cannot read \(cacert)", url: URL(fileURLWithPath: cacert), exit: .usage)
+            }
+            // The library reads the CA file from the environment when the session is made.
+            unsetenv("URLSessionCertificateAuthorityInfoFile")
+            setenv("SSL_CERT_FILE", cacert, 1)
+        }
+        settings.followRedirects = request.location
+        settings.maxRedirects = request.maxRedirects.flatMap { $0 < 0 ? nil : $0 }
+        settings.retry = transfer.retryPolicy
+        settings.parallel = transfer.parallel
+        settings.parallelMax = transfer.parallelMax
+        settings.cookieJar = request.cookieJar
+        return settings
     }
 
     /// Runs the command like ArgumentParser's own `main()`, except that command-line mistakes exit with
@@ -120,6 +150,12 @@ struct CourierCommand: AsyncParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == PluginsCommand.configuration.commandName {
             PluginsCommand.main(arguments: Array(arguments.dropFirst()))
+        }
+        // `courier help [plugins]` would reach the URLs argument the same way.
+        if arguments.first == "help" {
+            let plugins = arguments.dropFirst().first == PluginsCommand.configuration.commandName
+            Console.out(plugins ? PluginsCommand.helpMessage() : helpMessage())
+            Foundation.exit(ToolExit.ok.rawValue)
         }
         do {
             var command = try parseAsRoot()

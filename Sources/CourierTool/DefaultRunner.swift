@@ -69,7 +69,7 @@ enum DefaultRunner {
 
         let started = ContinuousClock.now
         let checks = DefaultRun.checks
-        let fetcher = Fetcher(maxTime: maxTime ?? DefaultRun.timeLimit)
+        let limit = maxTime ?? DefaultRun.timeLimit
         let placeholders = fixtures
         let states = availability
         let results = await withTaskGroup(of: (Int, Result).self) { group in
@@ -85,7 +85,7 @@ enum DefaultRunner {
                         return (index, Result(url: url, outcome: FetchOutcome(), milliseconds: 0, mismatch: reason,
                                               fetched: false))
                     case .ready?, nil:
-                        return (index, await runCheck(url: url, expect: check.expect, fetcher: fetcher))
+                        return (index, await runCheck(url: url, expect: check.expect, maxTime: limit))
                     }
                 }
             }
@@ -120,14 +120,17 @@ enum DefaultRunner {
     }
 
     /// Fetches one URL into a byte counter (keeping the first ``sampleLimit`` bytes) and compares the
-    /// outcome with `expect`.
-    static func runCheck(url: String, expect: Expectation, fetcher: Fetcher) async -> Result {
+    /// outcome with `expect`. Each check has a session of its own, so that no check sees another's
+    /// cookies or credentials (a run of explicit URLs shares one).
+    static func runCheck(url: String, expect: Expectation, maxTime: TimeInterval) async -> Result {
         let started = ContinuousClock.now
         let outcome: FetchOutcome
         let sink = CountingSink(keeping: sampleLimit)
         do {
             let parsed = try ExplicitRun.parse(url)
-            outcome = await fetcher.fetch(URLRequest(url: parsed), into: sink)
+            let session = Fetcher.makeSession(maxTime: maxTime)
+            outcome = await Fetcher(session: session, maxTime: maxTime).fetch(URLRequest(url: parsed), into: sink)
+            session.finishTasksAndInvalidate()
         } catch {
             outcome = FetchOutcome(failure: error)
         }

@@ -1,92 +1,113 @@
 import Foundation
 import Courier
 
-/// Fetches the URLs named on the command line, one after the other, each body streamed to standard
-/// output or to its `-o` file.
+/// Fetches the URLs named on the command line on one shared `URLSession` (connections, cookies and
+/// credentials carry from one URL to the next), one after the other or, with `-Z`, concurrently,
+/// each body streamed to standard output or to its file.
 struct ExplicitRun: Sendable {
     var urls: [String]
-    var options: RequestOptions
-    var include = false
-    var verbose = false
-    var failOnHTTPError = false
-    var output: String?
+    var settings: RunSettings
 
-    /// Runs every URL; returns the status of the first one that failed, or ``ToolExit/ok``.
+    /// Runs every URL; returns the status of the first one (in command-line order) that failed, or
+    /// ``ToolExit/ok``.
     func run() async -> ToolExit {
         let destination: OutputDestination
         do {
-            destination = try OutputDestination.plan(output: output, urlCount: urls.count)
+            destination = try OutputDestination.plan(output: settings.output, urlCount: urls.count)
         } catch {
-            Console.err("courier: \(error.message) (\(error.codeName))")
+            if settings.showsErrors { Console.err("courier: \(error.message) (\(error.codeName))") }
             return error.exit
         }
-        var firstFailure: ToolExit?
-        var usedNames = Set<String>()
-        for (index, text) in urls.enumerated() {
-            let status = await fetch(text, position: index + 1, destination: destination, usedNames: &usedNames)
-            if status != .ok, firstFailure == nil { firstFailure = status }
-        }
-        return firstFailure ?? .ok
-    }
+        let targets = Self.targets(for: urls, destination: destination, remoteName: settings.remoteName)
+        let session = Fetcher.makeSession(maxTime: settings.options.maxTime, cookies: settings.cookies)
+        let toStandardOutput = targets.contains { (try? $0.get()) == .standardOutput }
+        let meter = ProgressMeter.isWanted(silent: settings.silent, bodiesToStandardOutput: toStandardOutput)
+            ? ProgressMeter() : nil
+        let policy = TransferPolicy(insecure: settings.insecure, followRedirects: settings.followRedirects,
+                                    maxRedirects: settings.maxRedirects)
+        let runner = TransferRunner(settings: settings, fetcher: Fetcher(
+            session: session, maxTime: settings.options.maxTime, policy: policy, progress: meter))
 
-    /// Fetches one URL; reports a failure on standard error and returns its status.
-    private func fetch(_ text: String, position: Int, destination: OutputDestination,
-                       usedNames: inout Set<String>) async -> ToolExit
-    {
-        let url: URL
-        let sink: any OutputSink
-        do {
-            url = try Self.parse(text)
-            sink = try Self.makeSink(for: url, position: position, destination: destination, usedNames: &usedNames)
-        } catch {
-            Console.report(url: text, failure: error)
-            return error.exit
-        }
-
-        let request = options.makeRequest(for: url)
-        if verbose { ResponsePrinter.trace(ResponsePrinter.requestLines(for: request), prefix: "> ") }
-        let started = ContinuousClock.now
-        let outcome = await Fetcher(maxTime: options.maxTime).fetch(request, into: sink) { [self] response in
-            check(response, sink: sink, url: url)
-        }
-
-        var failure = outcome.failure
-        if failure == nil {
-            do {
-                try sink.finish()
-            } catch {
-                failure = ToolFailure(wrapping: error)
+        let statuses: [ToolExit]
+        if settings.parallel {
+            statuses = await Self.parallel(urls.count, at: settings.parallelMax) { index in
+                await runner.run(urls[index], target: targets[index])
             }
         } else {
-            sink.abort()
+            var sequential: [ToolExit] = []
+            for (index, text) in urls.enumerated() {
+                sequential.append(await runner.run(text, target: targets[index]))
+            }
+            statuses = sequential
         }
-        if verbose {
-            let elapsed = ContinuousClock.now - started
-            Console.err("* \(outcome.bytes) bytes in \(DefaultRunner.milliseconds(elapsed)) ms")
-        }
-        if let failure {
-            Console.report(url: text, failure: failure)
-            return failure.exit
-        }
-        return .ok
-    }
-
-    /// Runs when the response arrives: `-v` trace, `--fail` check, then `-i` headers into the output.
-    private func check(_ response: URLResponse, sink: any OutputSink, url: URL) -> ToolFailure? {
-        if verbose { ResponsePrinter.trace(ResponsePrinter.headerLines(for: response), prefix: "< ") }
-        if failOnHTTPError, let http = response as? HTTPURLResponse, http.statusCode >= 400 {
-            let reason = HTTPURLResponse.localizedString(forStatusCode: http.statusCode)
-            return ToolFailure(.badServerResponse, "server returned HTTP \(http.statusCode) (\(reason))",
-                               url: url, exit: .serverError)
-        }
-        if include {
+        meter?.close()
+        var status = statuses.first { $0 != .ok } ?? .ok
+        if let jar = settings.cookieJar {
             do {
-                try sink.write(ResponsePrinter.includeBlock(for: response))
+                try NetscapeCookieJar.write(session.configuration.httpCookieStorage?.cookies ?? [], to: jar)
             } catch {
-                return ToolFailure(wrapping: error)
+                if settings.showsErrors { Console.err("courier: -c \(jar): \(error.message) (\(error.codeName))") }
+                if status == .ok { status = error.exit }
             }
         }
-        return nil
+        session.finishTasksAndInvalidate()
+        return status
+    }
+
+    /// Runs `count` jobs, at most `limit` at a time; returns their results in job order.
+    static func parallel(_ count: Int, at limit: Int, _ job: @escaping @Sendable (Int) async -> ToolExit) async -> [ToolExit] {
+        await withTaskGroup(of: (Int, ToolExit).self) { group in
+            var results = [ToolExit](repeating: .ok, count: count)
+            var next = 0
+            while next < min(limit, count) {
+                let index = next
+                group.addTask { (index, await job(index)) }
+                next += 1
+            }
+            while let (index, status) = await group.next() {
+                results[index] = status
+                if next < count {
+                    let index = next
+                    group.addTask { (index, await job(index)) }
+                    next += 1
+                }
+            }
+            return results
+        }
+    }
+
+    /// Where each URL's body goes: standard output, the `-o` file, a file in the `-o` directory, or
+    /// (`-O`) its remote name in the current directory. Names are given in command-line order, so a
+    /// parallel run saves under the same names as a sequential one.
+    static func targets(for urls: [String], destination: OutputDestination, remoteName: Bool)
+        -> [Result<OutputTarget, ToolFailure>]
+    {
+        var usedNames = Set<String>()
+        return urls.enumerated().map { index, text -> Result<OutputTarget, ToolFailure> in
+            Result { () throws(ToolFailure) -> OutputTarget in
+                if remoteName { return .file(try remoteFileName(for: try parse(text))) }
+                switch destination {
+                case .standardOutput:
+                    return .standardOutput
+                case .file(let path):
+                    return .file(path)
+                case .directory(let directory):
+                    let name = OutputDestination.fileName(for: try parse(text), position: index + 1, used: usedNames)
+                    usedNames.insert(name)
+                    return .file(URL(fileURLWithPath: directory).appendingPathComponent(name).path)
+                }
+            }
+        }
+    }
+
+    /// `-O`: the URL's last path component, decoded, as a file name in the current directory.
+    static func remoteFileName(for url: URL) throws(ToolFailure) -> String {
+        let name = url.lastPathComponent
+        guard !name.isEmpty, name != "/", name != ".", name != "..", !name.contains("/"),
+              url.scheme?.lowercased() != "data" else {
+            throw ToolFailure(.cannotCreateFile, "-O: the URL has no file name to save under", url: url, exit: .usage)
+        }
+        return name
     }
 
     /// Parses a command-line URL. A string that is no URL, or has no scheme, is a `badURL` failure.
@@ -98,26 +119,5 @@ struct ExplicitRun: Sendable {
             throw ToolFailure(.badURL, "URL has no scheme (try http://, file:// or data:)", url: url)
         }
         return url
-    }
-
-    private static func makeSink(for url: URL, position: Int, destination: OutputDestination,
-                                 usedNames: inout Set<String>) throws(ToolFailure) -> any OutputSink
-    {
-        let path: String
-        switch destination {
-        case .standardOutput:
-            return StandardOutputSink()
-        case .file(let file):
-            path = file
-        case .directory(let directory):
-            let name = OutputDestination.fileName(for: url, position: position, used: usedNames)
-            usedNames.insert(name)
-            path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
-        }
-        do {
-            return try AtomicFileSink(path: path)
-        } catch {
-            throw ToolFailure(wrapping: error)
-        }
     }
 }

@@ -1,34 +1,40 @@
 import Foundation
 import Courier
 
-/// Runs one request through its own `URLSession` and a ``StreamingDelegate``, streaming the body into
-/// a sink chunk by chunk.
+/// Runs one request as a task of the run's shared `URLSession`, with a ``StreamingDelegate`` as the
+/// task's own delegate, streaming the body into a sink chunk by chunk.
 struct Fetcher: Sendable {
+    /// The session every fetch of the run shares (connections, cookies, credentials).
+    let session: URLSession
     /// The most time one load may take (`-m/--max-time`), or nil for the session's defaults.
     var maxTime: TimeInterval?
+    /// How redirects and challenges are answered.
+    var policy = TransferPolicy()
+    /// The progress meter, when it is shown.
+    var progress: ProgressMeter?
 
-    /// Loads `request`, writing the body to `sink` as it arrives.
+    /// Loads `request`, writing the body to `sink` as it arrives; `uploadFile` makes it an upload
+    /// task streaming that file as the body.
     ///
     /// Returns when the load has ended, whatever the way: success, failure, `-m` running out
     /// (a `timedOut` failure) or the calling task being cancelled (a `cancelled` failure). The sink is
     /// neither finished nor aborted here: the caller decides from the outcome.
-    func fetch(_ request: URLRequest, into sink: any OutputSink, check: @escaping ResponseCheck = { _ in nil }) async
-        -> FetchOutcome
+    func fetch(_ request: URLRequest, uploadFile: URL? = nil, into sink: any OutputSink,
+               check: @escaping ResponseCheck = { _ in .proceed }) async -> FetchOutcome
     {
         var request = request
-        let configuration = URLSessionConfiguration.ephemeral
-        if let maxTime {
-            request.timeoutInterval = maxTime
-            configuration.timeoutIntervalForRequest = maxTime
-            configuration.timeoutIntervalForResource = maxTime
-        }
-        let delegate = StreamingDelegate(sink: sink, check: check)
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        if let maxTime { request.timeoutInterval = maxTime }
+        let delegate = StreamingDelegate(sink: sink, check: check, policy: policy, progress: progress?.begin())
         let url = request.url
         let token = Interrupts.register(delegate)
         defer { Interrupts.unregister(token) }
+        let task: URLSessionTask = if let uploadFile {
+            session.uploadTask(with: request, fromFile: uploadFile)
+        } else {
+            session.dataTask(with: request)
+        }
 
-        let outcome = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 if let maxTime {
                     DispatchQueue.global().asyncAfter(deadline: .now() + maxTime) {
@@ -36,13 +42,27 @@ struct Fetcher: Sendable {
                             .timedOut, "no complete response within \(Self.format(seconds: maxTime))", url: url))
                     }
                 }
-                delegate.start(session.dataTask(with: request), continuation: continuation)
+                delegate.start(task, continuation: continuation)
             }
         } onCancel: {
             delegate.stop(with: ToolFailure(.cancelled, "cancelled", url: url))
         }
-        session.finishTasksAndInvalidate()
-        return outcome
+    }
+
+    /// The session for one run: ephemeral (cookies, credentials and connections live as long as the
+    /// run, in memory; no cache), with `-m` as its timeouts.
+    static func makeSession(maxTime: TimeInterval?, cookies: [HTTPCookie] = []) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        if let maxTime {
+            configuration.timeoutIntervalForRequest = maxTime
+            configuration.timeoutIntervalForResource = maxTime
+        }
+        if let storage = configuration.httpCookieStorage {
+            for cookie in cookies { storage.setCookie(cookie) }
+        }
+        return URLSession(configuration: configuration, delegate: nil, delegateQueue: nil)
     }
 
     /// `2 s`, `0.5 s`.

@@ -133,6 +133,54 @@ final class AtomicFileSink: OutputSink {
     deinit { abort() }
 }
 
+/// Writes into `path` in place from `offset` on (`-C`): the file is created if missing and cut to
+/// `offset`, and the body is appended. Nothing is removed when the load fails, so the part written
+/// can be resumed again.
+final class AppendingFileSink: OutputSink {
+    /// The file the body goes into.
+    let path: String
+    private let handle: Mutex<FileHandle?>
+
+    /// Opens (or creates) `path` and cuts it to `offset` bytes.
+    /// - Throws: ``OutputError`` when the file cannot be opened or cut.
+    init(path: String, offset: Int64) throws {
+        self.path = path
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
+        if fd < 0 { throw OutputError(operation: .create, path: path, errno: errno) }
+        if ftruncate(fd, off_t(offset)) != 0 || lseek(fd, 0, SEEK_END) < 0 {
+            let code = errno
+            close(fd)
+            throw OutputError(operation: .write, path: path, errno: code)
+        }
+        handle = Mutex(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+    }
+
+    func write(_ data: Data) throws {
+        try handle.withLock { handle in
+            guard let handle else { throw OutputError(operation: .write, path: path, errno: EBADF) }
+            do {
+                try handle.write(contentsOf: data)
+            } catch {
+                throw OutputError(operation: .write, path: path, underlying: error)
+            }
+        }
+    }
+
+    func finish() throws {
+        let closing = handle.withLock { handle -> FileHandle? in
+            defer { handle = nil }
+            return handle
+        }
+        do {
+            try closing?.close()
+        } catch {
+            throw OutputError(operation: .write, path: path, underlying: error)
+        }
+    }
+
+    func abort() { try? finish() }
+}
+
 /// A failure to create, write or move an output file. It is reported in the tool's usual format with
 /// the matching `URLError` code name (`cannotCreateFile`, `cannotWriteToFile`, `cannotMoveFile`).
 struct OutputError: Error, CustomStringConvertible {

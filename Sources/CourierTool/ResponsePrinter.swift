@@ -6,14 +6,13 @@ import Courier
 enum ResponsePrinter {
     /// The response's header block, one line per element, without line ends.
     ///
-    /// An `HTTPURLResponse` gives its status line (`HTTP/1.1 404 not found`, the reason phrase from
-    /// `HTTPURLResponse.localizedString(forStatusCode:)`) and its header fields sorted by name. Any
+    /// An `HTTPURLResponse` gives its status line (``statusLine(for:)``) and its header fields sorted
+    /// by name. Any
     /// other response (data:, file: ...) gives `Content-Type` (MIME type and charset from
     /// `textEncodingName`) and `Content-Length` (when the length is known).
     static func headerLines(for response: URLResponse) -> [String] {
         if let http = response as? HTTPURLResponse {
-            let reason = HTTPURLResponse.localizedString(forStatusCode: http.statusCode)
-            var lines = ["HTTP/1.1 \(http.statusCode) \(reason)"]
+            var lines = [statusLine(for: http)]
             let fields = http.allHeaderFields.map { (String(describing: $0.key), String(describing: $0.value)) }
             for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
                 lines.append("\(name): \(value)")
@@ -32,6 +31,22 @@ enum ResponsePrinter {
             lines.append("Content-Length: \(response.expectedContentLength)")
         }
         return lines
+    }
+
+    /// The status line as curl shows it: the HTTP version the response came with, the status and,
+    /// for HTTP/1, the standard reason phrase (`HTTP/1.1 404 Not Found`, `HTTP/2 200`). The server's
+    /// own reason phrase is not kept by the library, so the standard one stands in for it.
+    static func statusLine(for response: HTTPURLResponse) -> String {
+        let version = version(of: response).map { "HTTP/" + $0 } ?? "HTTP"
+        let phrase = version.hasPrefix("HTTP/1") ? HTTPReasonPhrase.phrase(for: response.statusCode) : nil
+        return [version, String(response.statusCode), phrase].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// The HTTP version of `response` (`1.1`, `2`), if the library knows it.
+    static func version(of response: HTTPURLResponse) -> String? {
+        guard let version = response.httpVersion, version.uppercased().hasPrefix("HTTP/") else { return nil }
+        let number = String(version.dropFirst(5))
+        return number == "2.0" ? "2" : number
     }
 
     /// The `-i` block: header lines and a blank line, ready to go before the body.

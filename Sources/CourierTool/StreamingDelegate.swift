@@ -8,14 +8,34 @@ struct FetchOutcome: Sendable {
     var response: URLResponse?
     var bytes: Int64 = 0
     var failure: ToolFailure?
+    /// Body bytes sent (uploads).
+    var bytesSent: Int64 = 0
+    /// How many redirects were followed.
+    var redirects = 0
+    /// Set when the response asked for another try (``ResponseDecision/retry(after:)``).
+    var retryAfter: TimeInterval??
 }
 
-/// Decides, when a response arrives and before its body flows, whether the load goes on
-/// (`nil`) or stops with a failure. It may also write to the sink (the `-i` headers).
-typealias ResponseCheck = @Sendable (URLResponse) -> ToolFailure?
+/// What a ``ResponseCheck`` decides when a response arrives, before its body flows.
+enum ResponseDecision: Sendable {
+    /// Load and deliver the body.
+    case proceed
+    /// The load succeeded with this response; its body is not wanted (`-I` on a non-HTTP URL,
+    /// a resumed file that is already complete).
+    case skipBody
+    /// Stop with this failure; nothing of the body is written.
+    case fail(ToolFailure)
+    /// Stop, writing nothing, so that the caller tries again (after the server's `Retry-After`, if any).
+    case retry(after: TimeInterval?)
+}
 
-/// The session delegate behind one fetch: streams each body chunk to a sink as it arrives and turns
-/// the end of the task into one ``FetchOutcome``.
+/// Decides, when a response arrives and before its body flows, whether the load goes on. It may also
+/// write to the sink (the `-i` headers).
+typealias ResponseCheck = @Sendable (URLResponse) -> ResponseDecision
+
+/// The per-task delegate behind one fetch: streams each body chunk to a sink as it arrives, answers
+/// redirects and challenges by its ``TransferPolicy``, feeds the progress meter, and turns the end of
+/// the task into one ``FetchOutcome``.
 ///
 /// It also handles the two ways the tool stops a load itself, ``stop(with:)``: `-m` running out and
 /// Ctrl-C. Both cancel the task and record why, and if the session never reports the end the outcome
@@ -26,6 +46,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         var task: URLSessionTask?
         var outcome = FetchOutcome()
         var stopped = false
+        var skipped = false
         var finished = false
     }
 
@@ -34,11 +55,17 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     private let sink: any OutputSink
     private let check: ResponseCheck
+    private let policy: TransferPolicy
+    private let progress: ProgressMeter.Slot?
     private let state = Mutex(State())
 
-    init(sink: any OutputSink, check: @escaping ResponseCheck) {
+    init(sink: any OutputSink, check: @escaping ResponseCheck, policy: TransferPolicy = TransferPolicy(),
+         progress: ProgressMeter.Slot? = nil)
+    {
         self.sink = sink
         self.check = check
+        self.policy = policy
+        self.progress = progress
     }
 
     /// Remembers where the outcome goes and starts `task`, unless the fetch was stopped already.
@@ -51,6 +78,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         if alreadyStopped {
             finish(error: nil)
         } else {
+            task.delegate = self
             task.resume()
         }
     }
@@ -70,6 +98,41 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
     }
 
+    // MARK: URLSessionTaskDelegate
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void)
+    {
+        guard policy.followRedirects else {
+            completionHandler(nil)
+            return
+        }
+        let count = state.withLock { state -> Int in
+            state.outcome.redirects += 1
+            return state.outcome.redirects
+        }
+        if let limit = policy.maxRedirects, count > limit {
+            stop(with: ToolFailure(.httpTooManyRedirects, "maximum (\(limit)) redirects followed", url: request.url))
+            completionHandler(nil)
+            return
+        }
+        completionHandler(request)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+    {
+        let (disposition, credential) = policy.answer(challenge)
+        completionHandler(disposition, credential)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    {
+        state.withLock { $0.outcome.bytesSent = totalBytesSent }
+        progress?.sent(totalBytesSent, of: totalBytesExpectedToSend)
+    }
+
     // MARK: URLSessionDataDelegate
 
     func urlSession(
@@ -84,19 +147,30 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             completionHandler(.cancel)
             return
         }
-        if let failure = check(response) {
+        switch check(response) {
+        case .proceed:
+            progress?.expect(response.expectedContentLength)
+            completionHandler(.allow)
+        case .skipBody:
+            state.withLock { $0.skipped = true }
+            completionHandler(.cancel)
+        case .fail(let failure):
             stop(with: failure)
             completionHandler(.cancel)
-        } else {
-            completionHandler(.allow)
+        case .retry(let after):
+            let status = (response as? HTTPURLResponse).map { " (HTTP \($0.statusCode))" } ?? ""
+            state.withLock { $0.outcome.retryAfter = .some(after) }
+            stop(with: ToolFailure(.badServerResponse, "the server asked to try again" + status, url: response.url))
+            completionHandler(.cancel)
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard !state.withLock({ $0.stopped || $0.finished }) else { return }
+        guard !state.withLock({ $0.stopped || $0.finished || $0.skipped }) else { return }
         do {
             try sink.write(data)
             state.withLock { $0.outcome.bytes += Int64(data.count) }
+            progress?.received(Int64(data.count))
         } catch {
             stop(with: ToolFailure(wrapping: error))
         }
@@ -116,12 +190,14 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             state.finished = true
             state.continuation = nil
             state.task = nil
-            if state.outcome.failure == nil, let error {
+            // A skipped body ends in the cancellation that skipped it: that is the success.
+            if state.outcome.failure == nil, let error, !state.skipped {
                 state.outcome.failure = ToolFailure(wrapping: error)
             }
             return (continuation, state.outcome)
         }
         if let (continuation, outcome) = delivery {
+            progress?.end()
             continuation.resume(returning: outcome)
         }
     }

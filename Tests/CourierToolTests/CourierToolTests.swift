@@ -47,10 +47,10 @@ enum CourierBinary {
         }
     }()
 
-    /// Runs `courier` (or the executable `binary`) with `arguments`; kills it and fails the test if it
-    /// takes longer than `limit`.
+    /// Runs `courier` (or the executable `binary`) with `arguments` (in `directory`, when given); kills
+    /// it and fails the test if it takes longer than `limit`.
     static func run(_ arguments: [String], environment: [String: String] = [:], binary: URL? = nil,
-                    limit: Duration = .seconds(60)) async throws -> ToolRun
+                    directory: URL? = nil, limit: Duration = .seconds(60)) async throws -> ToolRun
     {
         let binary = try #require(binary ?? url, "courier binary not found next to the test bundle: run `swift build` first")
         let scratch = try TemporaryDirectory()
@@ -65,6 +65,7 @@ enum CourierBinary {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outHandle
         process.standardError = errHandle
@@ -363,7 +364,8 @@ struct CourierToolTests {
         #expect(run.stdoutText.contains("Content-Type: application/json"))
         #expect(run.stdoutText.hasSuffix("\n\n" + LoopbackServer.json))
 
-        let redirected = try await CourierBinary.run(["\(base)/redirect", "\(base)/cookies/set",
+        // -L: as in curl, redirects are followed only when asked.
+        let redirected = try await CourierBinary.run(["-L", "\(base)/redirect", "\(base)/cookies/set",
                                                       "http://user:secret@127.0.0.1:\(server.port)/auth"])
         #expect(redirected.status == 0, "\(redirected.stderr)")
         #expect(redirected.stdoutText == LoopbackServer.text

@@ -12,7 +12,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
     internal let headerFields: HTTPHeaderFields
 
     /// The HTTP version string the response was received with (for example `"HTTP/1.1"`), if known.
-    internal let httpVersion: String?
+    package let httpVersion: String?
 
     /// Creates an HTTP response.
     ///

@@ -1,0 +1,1 @@
+../../CourierTests/TestServers/TestMD5.swift

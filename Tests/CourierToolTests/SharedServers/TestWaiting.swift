@@ -1,0 +1,1 @@
+../../CourierTests/Support/TestWaiting.swift

@@ -1,0 +1,1 @@
+../../CourierTests/TestServers/ftp_server.py
