@@ -47,6 +47,24 @@ struct FoundationBridgeTests {
         #expect(response.url == BridgeFixturePlugin.url("/hello"))
     }
 
+    @Test func pluginHTTPRedirectIsPutToTheFoundationDelegate() async throws {
+        let delegate = RecordingDataDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        session.dataTask(with: BridgeFixturePlugin.url("/http-redirect")).resume()
+        _ = await delegate.waitForCompletion()
+        #expect(delegate.redirects.withLock { $0 } == [BridgeFixturePlugin.url("/hello")])
+    }
+
+    @Test func sftpUploadOfTheRequestBody() async throws {
+        let name = "upload-\(UUID().uuidString).txt"
+        var request = URLRequest(url: server.url("uploads/\(name)"))
+        request.httpMethod = "PUT"
+        request.httpBody = Data("uploaded by FoundationNetworking through Courier\n".utf8)
+        _ = try await runDataTask(request)
+        #expect((try? server.contents(of: "uploads/\(name)")) == request.httpBody)
+    }
+
     @Test func servesCourierSchemesAndLeavesFoundationItsOwn() {
         let served = CourierFoundationBridge.servedSchemes
         #expect(served.isSuperset(of: ["sftp", "file", BridgeFixturePlugin.scheme])

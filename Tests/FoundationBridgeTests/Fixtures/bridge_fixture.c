@@ -5,6 +5,7 @@
  *
  *   /hello      a text/plain body, "Hello through the bridge\n"
  *   /redirect   redirected to bridge-fixture://fixture/hello (with no response)
+ *   /http-redirect  the same, with an HTTP-like 302 response carrying Location
  *   /hang       nothing: the load runs until it is cancelled
  *   otherwise   failed(fileDoesNotExist)
  */
@@ -17,6 +18,7 @@
 COURIER_PLUGIN_EXPORT const courier_plugin_descriptor *courier_plugin_entry(void);
 
 static const char hello[] = "Hello through the bridge\n";
+static const char target[] = "bridge-fixture://fixture/hello";
 
 typedef struct handle {
     const courier_client *client;
@@ -57,7 +59,12 @@ static void start(void *opaque) {
         c->received_data(h->context, (const uint8_t *)hello, strlen(hello));
         c->finished(h->context);
     } else if (strcmp(path, "/redirect") == 0) {
-        c->redirected(h->context, "bridge-fixture://fixture/hello", NULL);
+        c->redirected(h->context, target, NULL);
+    } else if (strcmp(path, "/http-redirect") == 0) {
+        courier_header location[] = { { "Location", target } };
+        courier_response response = { .struct_size = sizeof response, .status_code = 302, .expected_length = 0,
+                                      .headers = location, .header_count = 1 };
+        c->redirected(h->context, target, &response);
     } else if (strcmp(path, "/hang") != 0) {
         c->failed(h->context, COURIER_ERROR_FILE_DOES_NOT_EXIST, "no such fixture path");
     }

@@ -13,7 +13,7 @@ import Glibc
 final class BridgeSSHServer: Sendable {
     static let user = "courier-sftp"
 
-    /// `hello.txt`'s contents.
+    /// `hello.txt`'s contents; `big.bin` holds ``bigSize`` bytes; `uploads/` is the test user's.
     static let hello = Data("Hello over SFTP, through FoundationNetworking\n".utf8)
     /// `big.bin`'s size: many chunks on the way.
     static let bigSize = 4 << 20
@@ -61,7 +61,7 @@ final class BridgeSSHServer: Sendable {
         let sshd = "/usr/sbin/sshd"
         guard FileManager.default.isExecutableFile(atPath: sshd) else { throw TestSetupError("no \(sshd): run scripts/setup") }
         guard getuid() == 0 else { throw TestSetupError("the bridge's sftp tests run sshd, which needs root") }
-        guard getpwnam(user) != nil else { throw TestSetupError("the test account \(user) does not exist: run scripts/setup") }
+        guard let account = getpwnam(user) else { throw TestSetupError("the test account \(user) does not exist: run scripts/setup") }
         let keygen = try TestProcess.tool(["ssh-keygen"])
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bridge-sshd-\(UUID().uuidString)", isDirectory: true)
         let files = prefix.appendingPathComponent("files", isDirectory: true)
@@ -80,6 +80,11 @@ final class BridgeSSHServer: Sendable {
         try FileManager.default.copyItem(atPath: clientKey.path + ".pub", toPath: prefix.appendingPathComponent("authorized_keys").path)
 
         try hello.write(to: files.appendingPathComponent("hello.txt"))
+        let uploads = files.appendingPathComponent("uploads", isDirectory: true)
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        guard chown(uploads.path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+            throw TestSetupError("cannot give \(uploads.path) to \(user)")
+        }
         let block = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) })
         try Data(repeatElement(block, count: bigSize / block.count).joined()).write(to: files.appendingPathComponent("big.bin"))
 

@@ -63,6 +63,8 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
     let acceptsHostKey: Bool?
     /// The realms of the challenges the delegate was asked about.
     let challengeRealms = Mutex<[String]>([])
+    /// The URLs of the redirects the delegate was asked about (it lets each one happen).
+    let redirects = Mutex<[URL]>([])
 
     init(acceptsHostKey: Bool? = nil) {
         self.acceptsHostKey = acceptsHostKey
@@ -80,6 +82,12 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
             $0.error = error
             $0.done = true
         }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        if let url = request.url { redirects.withLock { $0.append(url) } }
+        completionHandler(request)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
