@@ -9,6 +9,8 @@ let package = Package(
         // Handler plugins: the C contract (courier_plugin.h) and the Swift kit for plugin authors.
         .library(name: "CourierPluginABI", targets: ["CourierPluginABI"]),
         .library(name: "CourierPluginKit", targets: ["CourierPluginKit"]),
+        // Serves sftp, file and plugin URLs to FoundationNetworking's URLSession through Courier.
+        .library(name: "CourierFoundationBridge", targets: ["CourierFoundationBridge"]),
         // The example plugins, loaded at run time from a directory (see Documentation/Plugins.md).
         .library(name: "CourierGopher", type: .dynamic, targets: ["CourierGopher"]),
         .library(name: "CourierZip", type: .dynamic, targets: ["CourierZip"]),
@@ -42,6 +44,13 @@ let package = Package(
         .target(
             name: "CourierPluginKit",
             dependencies: ["CourierPluginABI"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // A FoundationNetworking URLProtocol that loads the schemes FoundationNetworking lacks through
+        // Courier (Documentation/FoundationBridge.md).
+        .target(
+            name: "CourierFoundationBridge",
+            dependencies: ["Courier"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // gopher:// in C, against courier_plugin.h alone.
@@ -97,6 +106,14 @@ let package = Package(
             path: "Tests/PluginTests",
             // Fixtures: plugin manifests. The broken and test-only plugins in Tests/PluginFixtures are
             // not targets: the tests compile them (Support/FixturePlugins.swift).
+            exclude: ["Fixtures"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // FoundationNetworking's own URLSession loading sftp, file and plugin URLs through the bridge,
+        // against a real sshd and a plugin the tests compile (Fixtures/, not a target).
+        .testTarget(
+            name: "FoundationBridgeTests",
+            dependencies: ["CourierFoundationBridge", "Courier"],
             exclude: ["Fixtures"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
