@@ -88,6 +88,20 @@ final class SSHServer: @unchecked Sendable {
         log = prefix.appendingPathComponent("sshd.log")
     }
 
+    /// The environment variable holding the test account's password for this test process.
+    static let passwordVariable = "COURIER_TEST_SFTP_PASSWORD"
+
+    /// The test account's password for this run: random, made once per process. Every test target
+    /// runs in the same process and each compiles its own copy of this file (the tool's tests link
+    /// it too), so the first copy that needs the password puts it in the process's environment and
+    /// the others take it from there; otherwise each would set its own and lock the other out.
+    static func runPassword() -> String {
+        if let existing = getenv(passwordVariable) { return String(cString: existing) }
+        let made = "Courier-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20)
+        setenv(passwordVariable, made, 0)
+        return getenv(passwordVariable).map { String(cString: $0) } ?? made
+    }
+
     /// `sftp://courier-sftp@127.0.0.1:<port><files>/<path>` (with the password when asked).
     func url(_ path: String, password: Bool = false, port: Int? = nil) -> URL {
         let credentials = password ? "\(Self.user):\(self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" : Self.user
@@ -213,7 +227,7 @@ final class SSHServer: @unchecked Sendable {
         chown(uploads.path, uid, gid)
 
         // The account's password for this run.
-        let password = "Courier-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20)
+        let password = runPassword()
         let passwordFile = prefix.appendingPathComponent("chpasswd.in")
         try Data("\(user):\(password)\n".utf8).write(to: passwordFile)
         defer { try? FileManager.default.removeItem(at: passwordFile) }
