@@ -123,3 +123,9 @@ let package = Package(
         ),
     ]
 )
+
+// DocC (`scripts/docs`): swift-docc-plugin is declared only when COURIER_DOCS=1, so neither a package
+// that depends on Courier nor this package's own build and tests fetch or resolve it.
+if Context.environment["COURIER_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

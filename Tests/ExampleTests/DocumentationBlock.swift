@@ -1,6 +1,7 @@
 import Foundation
 
-/// One fenced code block of `README.md` or `Documentation/*.md`, with the marker on the line before it.
+/// One fenced code block of `README.md`, `Documentation/*.md` or a DocC article, with the marker on the
+/// line before it.
 ///
 /// Every block carries one of these HTML comments (invisible when the Markdown is rendered):
 /// - `<!-- example: NAME -->` — part of example NAME, which ``ExampleRunTests`` builds and runs. A
@@ -32,11 +33,20 @@ struct DocumentationBlock: Sendable, CustomStringConvertible {
 
     var description: String { "\(file):\(line)" }
 
-    /// The Markdown files whose blocks are checked: the README and the design notes.
+    /// The Markdown files whose blocks are checked: the README, the design notes, and the articles of
+    /// the DocC catalogs (`Sources/<Target>/<Target>.docc/`).
     static func documentationFiles(in root: URL) throws -> [String] {
-        let notes = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Documentation").path)
-            .filter { $0.hasSuffix(".md") }.sorted().map { "Documentation/\($0)" }
-        return ["README.md"] + notes
+        let manager = FileManager.default
+        func markdown(in directory: String) throws -> [String] {
+            try manager.contentsOfDirectory(atPath: root.appendingPathComponent(directory).path)
+                .filter { $0.hasSuffix(".md") }.sorted().map { "\(directory)/\($0)" }
+        }
+        var files = try ["README.md"] + markdown(in: "Documentation")
+        for target in try manager.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path).sorted() {
+            let catalog = "Sources/\(target)/\(target).docc"
+            if manager.fileExists(atPath: root.appendingPathComponent(catalog).path) { files += try markdown(in: catalog) }
+        }
+        return files
     }
 
     /// Every fenced block of every documentation file under `root`.
