@@ -81,6 +81,29 @@ let package = Package(
             // `@_extern(c)` declares libFuzzer's driver, which the fuzz build links.
             swiftSettings: [.swiftLanguageMode(.v6), .enableExperimentalFeature("Extern")]
         ),
+        // The code examples of README.md and Documentation/*.md, each file holding its block verbatim
+        // (Examples/README.md). Executables, not products: `swift build` builds them beside `courier`,
+        // and CourierExampleTests runs them and checks that they print what the documentation says.
+        .executableTarget(name: "HelloData", dependencies: ["Courier"], path: "Examples/HelloData",
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "ListDirectory", dependencies: ["Courier"], path: "Examples/ListDirectory",
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "StreamFile", dependencies: ["Courier"], path: "Examples/StreamFile",
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "LoadPlugins", dependencies: ["Courier"], path: "Examples/LoadPlugins",
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Plugins.md's Swift plugin: compiled here against the kit alone; the check links it into a
+        // shared library and loads it with `courier --plugins`.
+        .target(name: "HelloPlugin", dependencies: ["CourierPluginKit"], path: "Examples/HelloPlugin",
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Checks that the documentation's code blocks are the examples above and run as shown.
+        .testTarget(
+            name: "CourierExampleTests",
+            path: "Tests/ExampleTests",
+            // The archive the plugin examples read (`~/site.zip`).
+            exclude: ["Fixtures"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Runs the built `courier` binary as a subprocess; `@testable import CourierTool` for its pieces.
         // Its SharedServers/ are symbolic links to CourierTests' test servers (one copy of each).
         .testTarget(
@@ -119,3 +142,9 @@ let package = Package(
         ),
     ]
 )
+
+// DocC (`scripts/docs`): swift-docc-plugin is declared only when COURIER_DOCS=1, so neither a package
+// that depends on Courier nor this package's own build and tests fetch or resolve it.
+if Context.environment["COURIER_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

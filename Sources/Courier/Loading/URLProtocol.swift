@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Courier drives every request — built-in handlers, classes an app registers, and plugins — through
 /// this class and ``URLProtocolClient``, so all of them share one task and delegate model. A subclass
-/// overrides ``canInit(with:)-swift.type.method`` to claim requests, then ``startLoading()`` to begin
+/// overrides ``canInit(with:)-(URLRequest)`` to claim requests, then ``startLoading()`` to begin
 /// and ``stopLoading()`` to stop, reporting progress to ``client``.
 ///
 /// Courier calls `startLoading()` and `stopLoading()` for one instance on one serial queue, never at

@@ -4,7 +4,7 @@ import Synchronization
 /// A thread-safe store of HTTP cookies that decides which cookies go with which request.
 ///
 /// A cookie replaces a stored cookie with the same name, domain and path; storing an already
-/// expired cookie deletes its stored twin. The storage keeps browsers' limits (``CookieJarLimits``):
+/// expired cookie deletes its stored twin. The storage keeps browsers' limits (`CookieJarLimits`):
 /// a cookie whose name and value exceed 4096 bytes is refused, and beyond 180 cookies for a domain or
 /// 3000 in all the expired, then the longest-stored cookies are evicted. Every change posts
 /// `NSNotification.Name.NSHTTPCookieManagerCookiesChanged` on `NotificationCenter.default` with

@@ -5,10 +5,10 @@ import Synchronization
 ///
 /// Entries are keyed by the request's URL (without its fragment); requests with any other method
 /// are neither stored nor looked up. An HTTP response with `Vary` is returned only for requests
-/// whose varying headers equal those of the request it was stored for (see ``URLCacheVary``); one
+/// whose varying headers equal those of the request it was stored for (see `URLCacheVary`); one
 /// with `Vary: *` is never stored. A response a task stored for a request carrying cookies is
 /// returned only to requests carrying the same cookies, and one stored without cookies only to
-/// requests without (see ``URLCacheScope``). The memory store evicts the least recently used entries
+/// requests without (see `URLCacheScope`). The memory store evicts the least recently used entries
 /// beyond `memoryCapacity` (an entry costs its body size plus a small fixed overhead). When
 /// `diskCapacity` is above zero, responses stored with the `.allowed` policy are also written to
 /// the disk directory, one file per entry, and evicted by size beyond `diskCapacity`.
@@ -26,7 +26,7 @@ open class URLCache: NSObject, @unchecked Sendable {
         let storedAt: Date
         /// The varying request headers' values, for a response with `Vary`.
         let vary: URLCacheVary?
-        /// The scope of the request it was stored for (``URLCacheScope``).
+        /// The scope of the request it was stored for (`URLCacheScope`).
         let scope: String?
         let cost: Int
         var lastUse: UInt64
@@ -66,7 +66,7 @@ open class URLCache: NSObject, @unchecked Sendable {
     ///
     /// The disk directory is created (with permissions 0700) when the first entry is written; an
     /// existing one of the user's is tightened to 0700, and one that is a symbolic link or belongs
-    /// to another user is not used at all (see ``URLCacheDiskStore``).
+    /// to another user is not used at all (see `URLCacheDiskStore`).
     ///
     /// - Parameters:
     ///   - memoryCapacity: The memory store's size limit in bytes; 0 disables it.
@@ -123,7 +123,7 @@ open class URLCache: NSObject, @unchecked Sendable {
     ///
     /// A response found on disk is brought back into memory. A response stored with `Vary`
     /// is returned only when the request's varying headers match, and only for a request with the
-    /// scope it was stored with (``URLCacheScope``; none for requests the app makes).
+    /// scope it was stored with (`URLCacheScope`; none for requests the app makes).
     ///
     /// - Parameter request: The request; only `GET` requests can hit.
     open func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
@@ -173,7 +173,7 @@ open class URLCache: NSObject, @unchecked Sendable {
     /// zero, to disk. Requests other than `GET` are ignored. For an HTTP response with `Vary`, the
     /// request's values of the headers it names are kept with it; a response with `Vary: *`
     /// removes the entry instead, as it could never be reused. The scope a task marked its
-    /// request with (``URLCacheScope``) is kept too; a request the app made has none.
+    /// request with (`URLCacheScope`) is kept too; a request the app made has none.
     ///
     /// - Parameters:
     ///   - cachedResponse: The response and body to store.
