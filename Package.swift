@@ -92,6 +92,8 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "LoadPlugins", dependencies: ["Courier"], path: "Examples/LoadPlugins",
                           swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "BridgeFile", dependencies: ["CourierFoundationBridge"], path: "Examples/BridgeFile",
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
         // Plugins.md's Swift plugin: compiled here against the kit alone; the check links it into a
         // shared library and loads it with `courier --plugins`.
         .target(name: "HelloPlugin", dependencies: ["CourierPluginKit"], path: "Examples/HelloPlugin",

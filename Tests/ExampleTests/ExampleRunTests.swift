@@ -10,6 +10,7 @@ import Testing
     static let examples: Set<String> = [
         "HelloData", "ListDirectory", "StreamFile", "courier-missing-file",
         "LoadPlugins", "install-plugins", "courier-plugins", "c-plugin", "c-listing", "HelloPlugin",
+        "BridgeFile",
     ]
 
     /// Prepares a fresh workspace with `prepare`, runs example `name`'s ```` ```console ```` block in it
@@ -62,6 +63,16 @@ import Testing
         let hostname = try String(contentsOfFile: "/etc/hostname", encoding: .utf8)
         let result = try await workspace.run("StreamFile")
         #expect(result == .init(status: 0, output: hostname))
+    }
+
+    // MARK: FoundationBridge.md
+
+    @Test func bridgeFileLoadsAFileURLThroughFoundationNetworking() async throws {
+        let workspace = try ExampleWorkspace()
+        defer { workspace.remove() }
+        let result = try await workspace.run("BridgeFile")
+        let documented = try DocumentationMarkerTests.output(of: "BridgeFile")
+        #expect(result == .init(status: 0, output: documented + "\n"))
     }
 
     @Test func courierReportsAMissingFileAsTheREADMEShows() async throws {
