@@ -14,6 +14,8 @@ extension HTTPURLProtocol {
         let receivedAt = environment.cache?.storageDate(of: cached, for: request)
         switch HTTPCacheValidation.decide(cached: cached, request: request, receivedAt: receivedAt) {
         case .useStored:
+            // The load ends here (unless it was stopped already).
+            guard load.conclude(from: .idle) else { return true }
             (client as? BuiltInHandlerClient)?.didCollectTransactionMetrics { $0.resourceFetchType = .localCache }
             client?.urlProtocol(self, cachedResponseIsValid: cached)
             return true
