@@ -30,12 +30,13 @@ typealias CurlLoadOwner = URLProtocol & CurlTransferDelegate
 /// loop; ``lock`` takes no other lock but the flow-control and upload-progress leaves (when an
 /// attempt starts).
 final class CurlLoad: @unchecked Sendable {
-    /// Guards ``state``.
+    /// Guards ``state`` and ``uploadProgress``.
     private let lock = Lock()
     private var state = State.idle
+    /// Upload bytes the client heard of in the current attempt.
+    private var uploadProgress = CurlUploadProgress()
     /// The pause of the running attempt's body (a sub-state of `running`), reset by each start.
     private let flowControl = CurlFlowControl()
-    private let uploadProgress = CurlUploadProgress()
     /// Body bytes of the current attempt handed to the client (after content decoding), for the
     /// metrics. Counted on the loop thread, reset by each start.
     private let deliveredBytes = Atomic<Int64>(0)
@@ -81,7 +82,7 @@ final class CurlLoad: @unchecked Sendable {
         let started: Bool = lock.withLock {
             guard state.start(attempt, expecting: expected) else { return false }
             // Only once the transition is made: a start that lost a race must not reset a running
-            // attempt's pause. (The two leaf locks nest inside this one.)
+            // attempt's pause. (The flow control's leaf lock nests inside this one.)
             uploadProgress.reset()
             flowControl.reset()
             deliveredBytes.store(0, ordering: .relaxed)
@@ -135,15 +136,17 @@ final class CurlLoad: @unchecked Sendable {
         lock.withLock { state.attempt?.responseDelivered ?? false }
     }
 
-    /// Passes the running attempt's response to the client.
+    /// Passes the running attempt's response to the client, unless the load no longer runs it (a
+    /// stop while the head was read).
     func respond(with response: URLResponse, policy: URLCache.StoragePolicy, to owner: any CurlLoadOwner) {
-        lock.withLock { state.markResponseDelivered() }
+        guard lock.withLock({ state.markResponseDelivered() }) else { return }
         owner.client?.urlProtocol(owner, didReceive: response, cacheStoragePolicy: policy)
     }
 
     /// Reports upload progress (libcurl's running total) to the client, each step once.
     func reportUpload(totalBytesSent: Int64, expected: Int64, to owner: any CurlLoadOwner) {
-        uploadProgress.report(totalBytesSent: totalBytesSent, expected: expected, to: owner.client)
+        let delta = lock.withLock { uploadProgress.advance(to: totalBytesSent) }
+        CurlUploadProgress.report(delta, totalBytesSent: totalBytesSent, expected: expected, to: owner.client)
     }
 
     /// libcurl reported the end of `transfer`: when it is the running attempt's, the load goes to
@@ -173,7 +176,7 @@ final class CurlLoad: @unchecked Sendable {
     /// Moves the load from `expected` to a waiting `next` state (`challenging`, `redirected`,
     /// `waitingForConnectivity`…). Returns whether it did; a running transfer leaves the loop.
     @discardableResult
-    func wait(_ next: State, from expected: Stage...) -> Bool {
+    func wait(_ next: State, from expected: Stage) -> Bool {
         move(to: next, from: expected)
     }
 
@@ -183,7 +186,7 @@ final class CurlLoad: @unchecked Sendable {
     /// own body); it starts the attempt expecting `renewingBody`.
     func retry(from expected: Stage, for owner: any CurlLoadOwner,
                start: @escaping @Sendable (_ bodyStream: InputStream?) -> Void) {
-        guard move(to: .renewingBody, from: [expected]) else { return }
+        guard move(to: .renewingBody, from: expected) else { return }
         let request = owner.request
         CurlBodyStreamRetry.prepare(for: request, client: owner.client, proceed: start, fail: { [weak self, weak owner] error in
             guard let self, let owner else { return }
@@ -193,27 +196,27 @@ final class CurlLoad: @unchecked Sendable {
 
     // MARK: The end of the load
 
-    /// Ends the load from one of `expected` (a running transfer leaves the loop). Returns whether it
-    /// did: then, and only then, the caller reports the end (a response, a failure, a finish).
-    func conclude(from expected: Stage...) -> Bool {
+    /// Ends the load from `expected` (a running transfer leaves the loop). Returns whether it did:
+    /// then, and only then, the caller reports the end (a response, a failure, a finish).
+    func conclude(from expected: Stage) -> Bool {
         move(to: .finished, from: expected)
     }
 
-    /// Ends the load from one of `expected` and reports that it finished.
-    func finish(for owner: any CurlLoadOwner, from expected: Stage...) {
+    /// Ends the load from `expected` and reports that it finished.
+    func finish(for owner: any CurlLoadOwner, from expected: Stage) {
         guard move(to: .finished, from: expected) else { return }
         owner.client?.urlProtocolDidFinishLoading(owner)
     }
 
-    /// Ends the load from one of `expected` and reports `error` (which carries the failing URL).
-    func fail(_ error: URLError, for owner: any CurlLoadOwner, from expected: Stage...) {
+    /// Ends the load from `expected` and reports `error` (which carries the failing URL).
+    func fail(_ error: URLError, for owner: any CurlLoadOwner, from expected: Stage) {
         guard move(to: .finished, from: expected) else { return }
         owner.client?.urlProtocol(owner, didFailWithError: error)
     }
 
     /// The transition behind ``wait(_:from:)``, ``conclude(from:)``, ``finish(for:from:)`` and
     /// ``fail(_:for:from:)``: a transfer that was running is abandoned and taken off the loop.
-    private func move(to next: State, from expected: [Stage]) -> Bool {
+    private func move(to next: State, from expected: Stage) -> Bool {
         guard let left = lock.withLock({ state.move(to: next, from: expected) }) else { return false }
         if let attempt = left.attempt {
             attempt.transfer.abandon()

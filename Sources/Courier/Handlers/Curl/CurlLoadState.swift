@@ -83,18 +83,27 @@ extension CurlLoad {
             return running
         }
 
-        /// Records that the running attempt passed its response to the client.
-        mutating func markResponseDelivered() {
-            guard case .running(var running) = self else { return }
-            running.responseDelivered = true
-            self = .running(running)
+        /// Records that the running attempt passes its response to the client. Returns whether the
+        /// response may go: while the attempt runs, or while the handler decides after its end (an
+        /// empty FTP file's or listing's response comes then); not once the load was stopped or ended.
+        mutating func markResponseDelivered() -> Bool {
+            switch self {
+            case .running(var running):
+                running.responseDelivered = true
+                self = .running(running)
+                return true
+            case .deciding:
+                return true
+            case .idle, .challenging, .renewingBody, .waitingForConnectivity, .redirected, .stopped, .finished:
+                return false
+            }
         }
 
         /// Moves to `next` (a waiting state, never `running`: use ``start(_:expecting:)``) when the
-        /// load is in one of `expected`. Returns `nil` (state unchanged) otherwise, else the attempt
-        /// that was running, if any (the caller takes its transfer off the loop).
-        mutating func move(to next: State, from expected: [Stage]) -> Left? {
-            guard next.stage != .running, expected.contains(stage) else { return nil }
+        /// load is at `expected`. Returns `nil` (state unchanged) otherwise, else the attempt that
+        /// was running, if any (the caller takes its transfer off the loop).
+        mutating func move(to next: State, from expected: Stage) -> Left? {
+            guard next.stage != .running, stage == expected else { return nil }
             let left = Left(attempt: attempt)
             self = next
             return left

@@ -37,6 +37,7 @@ enum HTTPTransferOutcome {
         /// libcurl's detailed message about the failure, if any.
         var errorDetail: String? = nil
         /// Request bytes libcurl sent (`CURLINFO_REQUEST_SIZE`; 0: it could not even build the head).
+        /// Only a failure's error reads it.
         var requestBytesSent = 0
         /// A response was passed to the client during the attempt.
         var responseDelivered = false
@@ -83,9 +84,9 @@ enum HTTPTransferOutcome {
         }
         // The server asked for a certificate in the handshake (which the watch then ended), or
         // refused a handshake without one.
-        let certificateWanted = (result != CURLE_OK && facts.certificateRequested)
-            || HTTPClientCertificate.serverRequiresCertificate(result: result, detail: facts.errorDetail)
-        if !facts.certificatePresented && !facts.certificateDeclined && !facts.responseDelivered && certificateWanted {
+        if !facts.certificatePresented && !facts.certificateDeclined && !facts.responseDelivered,
+           (result != CURLE_OK && facts.certificateRequested)
+            || HTTPClientCertificate.serverRequiresCertificate(result: result, detail: facts.errorDetail) {
             return .clientCertificateChallenge
         }
         if trust {

@@ -128,8 +128,9 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     // MARK: CurlTransferDelegate (loop thread)
 
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {
-        // After a redirect's head only its body counts.
-        guard lock.withLock({ bodyRoute != .redirect }), load.stage == .running, let requestURL = request.url else { return }
+        // After a redirect's head only its body counts. (A head read while the load was being stopped
+        // is not delivered: ``CurlLoad/respond(with:policy:to:)`` checks.)
+        guard lock.withLock({ bodyRoute != .redirect }), let requestURL = request.url else { return }
         let url = transfer.effectiveURL ?? requestURL
         // The parser gave the well-known names their usual capitalisation already.
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
@@ -212,8 +213,9 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         let challengedByResponse = authentication.isChallenging
         let challengedByTunnel = !(challengedByResponse && result == CURLE_OK) && !delivered
             && beginTunnelChallenge(transfer, result: result)
+        // What only a failure's error needs is read only for a failure.
         var facts = HTTPTransferOutcome.Facts(result: result, url: request.url, errorDetail: transfer.errorDetail,
-                                              requestBytesSent: transfer.info(long: CURLINFO_REQUEST_SIZE) ?? 0,
+                                              requestBytesSent: result == CURLE_OK ? 0 : transfer.info(long: CURLINFO_REQUEST_SIZE) ?? 0,
                                               responseDelivered: delivered, challengedByResponse: challengedByResponse,
                                               challengedByTunnel: challengedByTunnel,
                                               waitsForConnectivity: environment.waitsForConnectivity)

@@ -85,7 +85,7 @@ struct CurlLoadStateTests {
         defer { fixture.loop.shutDown() }
         let attempt = try fixture.attempt()
         var state = CurlLoad.State.running(attempt)
-        state.markResponseDelivered()
+        _ = state.markResponseDelivered()
         let ended = state.end(attempt.transfer)
         #expect(ended?.responseDelivered == true)
         #expect(state.stage == .deciding)
@@ -118,22 +118,22 @@ struct CurlLoadStateTests {
         defer { fixture.loop.shutDown() }
         let attempt = try fixture.attempt()
         var state = CurlLoad.State.running(attempt)
-        let left = state.move(to: .finished, from: [.running])
+        let left = state.move(to: .finished, from: .running)
         #expect(left?.attempt?.transfer === attempt.transfer)
         #expect(state.stage == .finished)
     }
 
     @Test func aTransitionFromAnotherStateIsRefused() {
         var state = CurlLoad.State.stopped
-        let left = state.move(to: .finished, from: [.challenging, .deciding])
+        let left = state.move(to: .finished, from: .deciding)
         #expect(left == nil)
         #expect(state.stage == .stopped)
     }
 
     @Test func waitingStatesAreEnteredOnlyFromTheDecision() {
         var state = CurlLoad.State.deciding
-        let challenged = state.move(to: .challenging, from: [.deciding])
-        let redirected = state.move(to: .redirected, from: [.deciding])
+        let challenged = state.move(to: .challenging, from: .deciding)
+        let redirected = state.move(to: .redirected, from: .deciding)
         #expect(challenged != nil)
         #expect(redirected == nil, "the load is challenging now")
         #expect(state.stage == .challenging)
@@ -144,7 +144,7 @@ struct CurlLoadStateTests {
         defer { fixture.loop.shutDown() }
         let attempt = try fixture.attempt()
         var state = CurlLoad.State.deciding
-        let left = state.move(to: .running(attempt), from: [.deciding])
+        let left = state.move(to: .running(attempt), from: .deciding)
         #expect(left == nil)
         #expect(state.stage == .deciding)
     }
