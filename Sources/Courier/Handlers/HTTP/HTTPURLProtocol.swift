@@ -100,13 +100,14 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
             let cookie = try HTTPTransferConfiguration.configure(transfer, for: outgoing, environment: environment)
             authentication.apply(to: transfer)
             let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: url)
-            lock.withLock { acceptedServer ?? remembered }?.apply(to: transfer)
-            if let remembered { lock.withLock { if acceptedServer == nil { acceptedServer = remembered } } }
-            let files = lock.withLock { clientCertificate }
+            let (accepted, files, declined): (TLSServerTrust?, ClientCertificateFiles?, Bool) = lock.withLock {
+                if acceptedServer == nil, let remembered { acceptedServer = remembered }
+                return (acceptedServer, clientCertificate, declinedClientCertificate)
+            }
+            accepted?.apply(to: transfer)
             if let files { HTTPClientCertificate.apply(files, to: transfer) }
             let authorizes = HTTPCacheCredentials.requestAuthorizes(outgoing) || authentication.sendsServerCredential || files != nil
-            let watchCertificateRequest = url.scheme?.lowercased() == "https"
-                && lock.withLock { clientCertificate == nil && !declinedClientCertificate }
+            let watchCertificateRequest = url.scheme?.lowercased() == "https" && files == nil && !declined
             let certificateRequest = watchCertificateRequest ? TLSClientCertificateRequest() : nil
             certificateRequest?.install(on: transfer)
             lock.withLock {
@@ -130,7 +131,8 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {
         // After a redirect's head only its body counts. (A head read while the load was being stopped
         // is not delivered: ``CurlLoad/respond(with:policy:to:)`` checks.)
-        guard lock.withLock({ bodyRoute != .redirect }), let requestURL = request.url else { return }
+        let current = lock.withLock { bodyRoute }
+        guard current != .redirect, let requestURL = request.url else { return }
         let url = transfer.effectiveURL ?? requestURL
         // The parser gave the well-known names their usual capitalisation already.
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
@@ -144,14 +146,17 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         // A 304 to this load's revalidation: the stored response is reported when the transfer ends.
         let notModified = !challenged && acceptNotModified(response)
         let redirect = challenged || notModified ? nil : HTTPRedirectRequest.make(after: response, for: request)
-        lock.withLock {
-            bodyRoute = challenged ? .challenge : redirect == nil ? .client : .redirect
-            if let redirect {
-                pendingRedirect = (redirect, response)
-                redirectBody = Data()
+        let route: BodyRoute = challenged ? .challenge : redirect == nil ? .client : .redirect
+        if route != current {
+            lock.withLock {
+                bodyRoute = route
+                if let redirect {
+                    pendingRedirect = (redirect, response)
+                    redirectBody = Data()
+                }
             }
         }
-        if !challenged && !notModified && redirect == nil { deliver(response) }
+        if route == .client && !notModified { deliver(response) }
     }
 
     /// The proxy a transfer went through: the one `connectionProxyDictionary` names, or else the
@@ -203,7 +208,8 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
         guard let ended = load.end(transfer, for: self) else { return }
-        carryOut(HTTPTransferOutcome.decide(facts(of: transfer, result: result, ended: ended)), detail: transfer.errorDetail)
+        let known = facts(of: transfer, result: result, ended: ended)
+        carryOut(HTTPTransferOutcome.decide(known), detail: known.errorDetail)
     }
 
     /// What the handler knows as `transfer` ends with `result`: the input of
@@ -214,8 +220,9 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         let challengedByTunnel = !(challengedByResponse && result == CURLE_OK) && !delivered
             && beginTunnelChallenge(transfer, result: result)
         // What only a failure's error needs is read only for a failure.
-        var facts = HTTPTransferOutcome.Facts(result: result, url: request.url, errorDetail: transfer.errorDetail,
-                                              requestBytesSent: result == CURLE_OK ? 0 : transfer.info(long: CURLINFO_REQUEST_SIZE) ?? 0,
+        let failed = result != CURLE_OK
+        var facts = HTTPTransferOutcome.Facts(result: result, url: request.url, errorDetail: failed ? transfer.errorDetail : nil,
+                                              requestBytesSent: failed ? transfer.info(long: CURLINFO_REQUEST_SIZE) ?? 0 : 0,
                                               responseDelivered: delivered, challengedByResponse: challengedByResponse,
                                               challengedByTunnel: challengedByTunnel,
                                               waitsForConnectivity: environment.waitsForConnectivity)
@@ -229,7 +236,7 @@ final class HTTPURLProtocol: URLProtocol, DownloadResumingHandler, FlowControlle
         }
         // Only a failed handshake can have been ended by the watch; a revalidation matters only when
         // nothing was delivered.
-        facts.certificateRequested = result != CURLE_OK && watch?.wasRequested == true
+        facts.certificateRequested = failed && watch?.wasRequested == true
         facts.revalidationAnswered = result == CURLE_OK && !delivered && cacheExchange.hasRefreshed
         return facts
     }
