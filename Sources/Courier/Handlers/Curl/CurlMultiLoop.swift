@@ -207,7 +207,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         switch command {
         case .add(let transfer):
             let key = transfer.easy
-            guard active[key] == nil else { return }
+            // A transfer stopped before the loop took it (``CurlLoad/stop()``) is not started.
+            guard active[key] == nil, !transfer.isAbandoned else { return }
             if curl_multi_add_handle(multi, transfer.easy) == CURLM_OK {
                 active[key] = transfer
                 transfer.attach(to: self)

@@ -239,6 +239,10 @@ final class CurlTransfer: @unchecked Sendable {
         abandoned.store(true, ordering: .relaxed)
     }
 
+    /// Whether ``abandon()`` was called: the loop does not add such a transfer (it was stopped
+    /// before the loop took it).
+    var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
+
     /// Stops reporting (the handler stopped).
     func release() {
         lock.withLock {

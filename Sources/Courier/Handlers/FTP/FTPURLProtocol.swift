@@ -19,27 +19,18 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
     /// The schemes ``canInit(with:)`` accepts (the rows `BuiltInHandlers` gives this class).
     static let schemes: [BuiltInScheme] = [.ftp, .ftps]
 
-    enum State { case idle, running, challenging, stopped, finished }
-
+    /// Guards the handler's own state below; a leaf.
     private let lock = Lock()
-    private var state = State.idle
+    /// The attempts of this load (one per operation) and where the load is.
+    private let load = CurlLoad(headerMode: .ftp, pooled: false)
+    /// What the current (or last) transfer does.
     private var operation = FTPOperation.download(offset: 0)
-    private var transfer: CurlTransfer?
-    private var loop: CurlMultiLoop?
-    private var responseDelivered = false
-    private let uploadProgress = CurlUploadProgress()
-    /// Pauses the running download while the task cannot take more, and wakes it.
-    private let flowControl = CurlFlowControl()
-    private var started = Date()
     private var login: FTPLogin?
     private var acceptedServer: TLSServerTrust?
     /// The listing being parsed as it arrives.
     private var listing: FTPListingStream?
     /// The resume offset the probe confirmed, reported with the response.
     private var confirmedResume: (offset: Int64, total: Int64)?
-    private var deliveredBytes: Int64 = 0
-    /// A new upload stream from the delegate, for an attempt after the first.
-    private var replacementBodyStream: InputStream?
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let name = request.url?.scheme?.lowercased(), let scheme = BuiltInScheme(rawValue: name),
@@ -62,86 +53,58 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         guard let url = request.url else { return }
         let environment = self.environment
         guard let login = FTPLogin(url: url, environment: environment) else {
-            fail(URLError(.badURL, url: url, description: "The FTP URL has no host."), expecting: .idle)
+            load.fail(URLError(.badURL, url: url, description: "The FTP URL has no host."), for: self, from: .idle)
             return
         }
         let lacksMLSD = FTPServerFeatures.shared(in: environment)?.lacksMLSD(url) ?? false
+        let accepted = TLSAcceptedServers.shared(in: environment)?.server(for: url)
         lock.withLock {
             self.login = login
-            acceptedServer = TLSAcceptedServers.shared(in: environment)?.server(for: url)
+            acceptedServer = accepted
         }
         start(FTPOperation.initial(for: request, serverLacksMLSD: lacksMLSD), expecting: .idle)
     }
 
     override func stopLoading() {
-        let (transfer, loop): (CurlTransfer?, CurlMultiLoop?) = lock.withLock {
-            if state != .finished { state = .stopped }
-            defer { self.transfer = nil; self.loop = nil }
-            return (self.transfer, self.loop)
-        }
-        transfer?.abandon()
-        if let transfer, let loop { loop.remove(transfer) }
+        load.stop()
     }
 
     override func resumeProducing() {
-        guard flowControl.wake() else { return }
-        let (transfer, loop) = lock.withLock { (self.transfer, self.loop) }
-        if let transfer, let loop { loop.unpause(transfer) }
+        load.resumeProducing()
     }
 
     // MARK: Attempts
 
-    /// Starts `operation` if the handler is in state `expected`.
-    private func start(_ operation: FTPOperation, expecting expected: State) {
-        guard let url = request.url else { return }
+    /// Starts `operation` if the load is at `expected`; `bodyStream` replaces an upload stream the
+    /// attempt before used.
+    private func start(_ operation: FTPOperation, expecting expected: CurlLoad.Stage, bodyStream: InputStream? = nil) {
         let environment = self.environment
-        guard let loop = CurlMultiLoop.shared(in: environment),
-              let transfer = CurlTransfer(delegate: self, headerMode: .ftp) else {
-            fail(URLError(.cannotLoadFromNetwork, url: url, description: "libcurl could not be initialised, or the session was invalidated."), expecting: expected)
-            return
-        }
-        var outgoing = request
-        if let stream = lock.withLock({ () -> InputStream? in
-            defer { replacementBodyStream = nil }
-            return replacementBodyStream
-        }) {
-            outgoing.httpBodyStream = stream
-        }
-        do {
+        // A passive-mode transfer connects once more, for its data; active mode accepts instead.
+        let metrics = CurlLoad.MetricsContext(dataConnections: operation == .probe || request.ftpUsesActiveMode ? 0 : 1,
+                                              protocolName: request.url?.scheme?.lowercased())
+        load.start(expecting: expected, for: self, environment: environment, metrics: metrics) { transfer throws(URLError) in
+            var outgoing = request
+            if let bodyStream { outgoing.httpBodyStream = bodyStream }
             try FTPTransferConfiguration.configure(transfer, for: outgoing, operation: operation, environment: environment)
-        } catch {
-            fail(error, expecting: expected)
-            return
-        }
-        let (login, accepted) = lock.withLock { (self.login, acceptedServer) }
-        login?.apply(to: transfer)
-        accepted?.apply(to: transfer)
-        let proceed: Bool = lock.withLock {
-            guard state == expected else { return false }
-            state = .running
-            self.operation = operation
-            self.transfer = transfer
-            self.loop = loop
-            uploadProgress.reset()
-            flowControl.reset()
-            if case .list(let machineReadable) = operation {
-                listing = FTPListingStream(machineReadable: machineReadable)
-            } else {
-                listing = nil
+            let (login, accepted) = lock.withLock { (self.login, acceptedServer) }
+            login?.apply(to: transfer)
+            accepted?.apply(to: transfer)
+            lock.withLock {
+                self.operation = operation
+                if case .list(let machineReadable) = operation {
+                    listing = FTPListingStream(machineReadable: machineReadable)
+                } else {
+                    listing = nil
+                }
             }
-            started = Date()
-            return true
         }
-        if proceed { loop.add(transfer) }
     }
 
-    private func fail(_ error: URLError, expecting expected: State) {
-        let proceed: Bool = lock.withLock {
-            guard state == expected else { return false }
-            state = .finished
-            return true
+    /// Starts `operation` again after a challenge; an upload from a stream asks for a new stream.
+    private func retryAfterChallenge(_ operation: FTPOperation) {
+        load.retry(from: .challenging, for: self) { [weak self] stream in
+            self?.start(operation, expecting: .renewingBody, bodyStream: stream)
         }
-        if proceed { client?.urlProtocol(self, didFailWithError: error) }
     }
 
     // MARK: CurlTransferDelegate (loop thread)
@@ -149,120 +112,66 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
     func transfer(_ transfer: CurlTransfer, didReceiveHead head: CurlResponseHead) {}
 
     func transfer(_ transfer: CurlTransfer, didReceive bytes: UnsafeRawBufferPointer) -> Bool {
-        let (current, operation): (State, FTPOperation) = lock.withLock { (state, self.operation) }
-        guard current == .running else { return true }
-        switch operation {
+        switch lock.withLock({ operation }) {
         case .list:
-            return receiveListing(bytes, transfer: transfer)
+            return receiveListing(bytes)
         case .probe:
             // libcurl writes what it learned ("Content-Length: …", "Last-Modified: …") as the body of
             // a transfer without one; the probe reads the same from CURLINFO instead.
             return true
         case .download, .upload:
-            break
+            if !load.responseDelivered { deliverDownloadResponse(transfer) }
+            return load.deliverBody(bytes, to: self)
         }
-        if !lock.withLock({ responseDelivered }) { deliverDownloadResponse(transfer) }
-        if flowControl.shouldPause(for: client) { return false }
-        lock.withLock { deliveredBytes += Int64(bytes.count) }
-        client?.urlProtocol(self, didLoad: Data(bytes))
-        return true
     }
 
     func transfer(_ transfer: CurlTransfer, didSend totalBytesSent: Int64, of expected: Int64) {
-        uploadProgress.report(totalBytesSent: totalBytesSent, expected: expected, to: client)
+        load.reportUpload(totalBytesSent: totalBytesSent, expected: expected, to: self)
     }
 
     func transfer(_ transfer: CurlTransfer, didFinishWith result: CURLcode) {
-        let outcome: (FTPOperation, Bool, Date)? = lock.withLock {
-            guard state == .running else { return nil }
-            self.transfer = nil
-            self.loop = nil
-            return (operation, responseDelivered, started)
-        }
-        guard let (operation, delivered, start) = outcome else { return }
-        reportMetrics(of: transfer, operation: operation, started: start)
-        if result == CURLE_OK {
-            login?.succeeded(environment: environment)
-            finishSuccessfully(operation, transfer: transfer, delivered: delivered)
-        } else {
-            finishWithFailure(result, operation: operation, transfer: transfer, delivered: delivered)
-        }
+        guard let ended = load.end(transfer, for: self) else { return }
+        let (operation, login, accepted) = lock.withLock { (self.operation, self.login, acceptedServer != nil) }
+        if result == CURLE_OK { login?.succeeded(environment: environment) }
+        let facts = FTPTransferOutcome.Facts(
+            result: result, operation: operation, url: request.url, responseDelivered: ended.responseDelivered,
+            replyCode: transfer.info(long: CURLINFO_RESPONSE_CODE) ?? 0, reply: transfer.lastServerReply,
+            errorDetail: transfer.errorDetail, serverTrustAccepted: accepted,
+            remoteSize: transfer.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T).flatMap { $0 >= 0 ? $0 : nil },
+            remoteModificationTime: transfer.info(offset: CURLINFO_FILETIME_T), resume: ResumeRequest.parameters(of: request))
+        carryOut(FTPTransferOutcome.decide(facts), operation: operation, transfer: transfer, delivered: ended.responseDelivered)
     }
 
-    // MARK: Outcomes
-
-    private func finishSuccessfully(_ operation: FTPOperation, transfer: CurlTransfer, delivered: Bool) {
-        switch operation {
-        case .probe:
-            continueAfterProbe(transfer)
-        case .download:
+    /// Does what `outcome` says, from `deciding`.
+    private func carryOut(_ outcome: FTPTransferOutcome, operation: FTPOperation, transfer: CurlTransfer, delivered: Bool) {
+        switch outcome {
+        case .downloadAfterProbe(let resume):
+            lock.withLock { confirmedResume = resume }
+            start(.download(offset: resume?.offset ?? 0), expecting: .deciding)
+        case .finishDownload:
             if !delivered { deliverDownloadResponse(transfer) }
-            finish()
-        case .list:
-            finishListing()
-        case .upload:
+            load.finish(for: self, from: .deciding)
+        case .finishListing:
+            finishListing(delivered: delivered)
+        case .finishUpload:
+            guard load.conclude(from: .deciding) else { return }
             let response = URLResponse(url: request.url ?? URL(fileURLWithPath: "/"), mimeType: nil,
                                        expectedContentLength: 0, textEncodingName: nil)
-            lock.withLock { responseDelivered = true }
             client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-            finish()
-        }
-    }
-
-    private func finishWithFailure(_ result: CURLcode, operation: FTPOperation, transfer: CurlTransfer, delivered: Bool) {
-        let url = request.url
-        let reply = transfer.lastServerReply
-        let detail = [transfer.errorDetail, reply.map { "the server said \"\($0)\"" }].compactMap { $0 }.joined(separator: "; ")
-        let code = transfer.info(long: CURLINFO_RESPONSE_CODE) ?? 0
-        if case .list(machineReadable: true) = operation, !delivered, (500...504).contains(code), result != CURLE_LOGIN_DENIED {
-            // No MLSD: list with LIST from now on.
-            if let url { FTPServerFeatures.shared(in: environment)?.recordLacksMLSD(url) }
-            retry(.list(machineReadable: false))
-            return
-        }
-        if (result == CURLE_BAD_DOWNLOAD_RESUME || result == CURLE_FTP_COULDNT_USE_REST), case .download(let offset) = operation,
-           offset > 0, !delivered {
-            // The file shrank, or the server cannot seek: start over.
+            client?.urlProtocolDidFinishLoading(self)
+        case .listWithoutMLSD:
+            if let url = request.url { FTPServerFeatures.shared(in: environment)?.recordLacksMLSD(url) }
+            start(.list(machineReadable: false), expecting: .deciding)
+        case .downloadFromStart:
             lock.withLock { confirmedResume = nil }
-            retry(.download(offset: 0))
-            return
+            start(.download(offset: 0), expecting: .deciding)
+        case .loginChallenge(let error):
+            presentLoginChallenge(error: error, operation: operation)
+        case .serverTrustChallenge(let error):
+            presentTrustChallenge(error: error, detail: transfer.errorDetail, operation: operation)
+        case .fail(let error):
+            load.fail(error, for: self, from: .deciding)
         }
-        if result == CURLE_LOGIN_DENIED {
-            presentLoginChallenge(error: URLError(.userAuthenticationRequired, url: url,
-                                                  description: "The FTP server refused the login\(reply.map { ": \($0)" } ?? ".")"))
-            return
-        }
-        if result == CURLE_PEER_FAILED_VERIFICATION, lock.withLock({ acceptedServer == nil }), let url {
-            presentTrustChallenge(url: url, error: CurlErrorMapping.error(for: result, url: url, detail: transfer.errorDetail),
-                                  detail: transfer.errorDetail)
-            return
-        }
-        complete(with: FTPErrorMapping.error(for: result, operation: operation, url: url, reply: reply,
-                                              detail: detail.isEmpty ? nil : detail))
-    }
-
-    /// Starts `operation` after the current one ended without delivering anything.
-    private func retry(_ operation: FTPOperation) {
-        lock.withLock { if state == .running { state = .challenging } }
-        start(operation, expecting: .challenging)
-    }
-
-    private func finish() {
-        let proceed: Bool = lock.withLock {
-            guard state == .running else { return false }
-            state = .finished
-            return true
-        }
-        if proceed { client?.urlProtocolDidFinishLoading(self) }
-    }
-
-    private func complete(with error: URLError) {
-        let proceed: Bool = lock.withLock {
-            guard state == .running || state == .challenging else { return false }
-            state = .finished
-            return true
-        }
-        if proceed { client?.urlProtocol(self, didFailWithError: error) }
     }
 
     // MARK: Downloads
@@ -273,10 +182,7 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         guard let url = request.url else { return }
         let remaining = transfer.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T).flatMap { $0 >= 0 ? $0 : nil }
         let time = transfer.info(offset: CURLINFO_FILETIME_T)
-        let resume: (offset: Int64, total: Int64)? = lock.withLock {
-            responseDelivered = true
-            return confirmedResume
-        }
+        let resume = lock.withLock { confirmedResume }
         if let builtIn = client as? BuiltInHandlerClient {
             if let resume {
                 builtIn.setResumeValidator(FTPResumeValidator.make(size: resume.total, modificationTime: time) ?? "")
@@ -287,34 +193,20 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         }
         let response = URLResponse(url: url, mimeType: MIMETypeTable.mimeType(forPathExtension: url.pathExtension),
                                    expectedContentLength: remaining.map { Int($0) } ?? -1, textEncodingName: nil)
-        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-    }
-
-    /// Compares the remote file with the resume data and continues or starts over.
-    private func continueAfterProbe(_ transfer: CurlTransfer) {
-        let size = transfer.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T).flatMap { $0 >= 0 ? $0 : nil }
-        let time = transfer.info(offset: CURLINFO_FILETIME_T)
-        let current = FTPResumeValidator.make(size: size, modificationTime: time)
-        var next = FTPOperation.download(offset: 0)
-        if let resume = ResumeRequest.parameters(of: request), let current, resume.validator == current,
-           let size, resume.offset <= size {
-            lock.withLock { confirmedResume = (resume.offset, size) }
-            next = .download(offset: resume.offset)
-        }
-        retry(next)
+        load.respond(with: response, policy: .notAllowed, to: self)
     }
 
     // MARK: Listings
 
     /// Parses a piece of the listing and delivers the entries it completes, unless the consumer
     /// cannot take more now (libcurl pauses and hands the same bytes again later). A reply past the
-    /// caps fails the load and stops the transfer.
-    private func receiveListing(_ bytes: UnsafeRawBufferPointer, transfer: CurlTransfer) -> Bool {
-        if !lock.withLock({ responseDelivered }) { deliverListingResponse() }
-        if flowControl.shouldPause(for: client) { return false }
+    /// caps fails the load and takes the transfer off the loop.
+    private func receiveListing(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if !load.responseDelivered { deliverListingResponse() }
+        guard load.mayDeliver(to: self) else { return false }
         let url = request.url
         let parsed: Result<Data, URLError>? = lock.withLock {
-            guard state == .running, var stream = listing else { return nil }
+            guard var stream = listing else { return nil }
             defer { listing = stream }
             do throws(URLError) {
                 return .success(try stream.consume(bytes, url: url))
@@ -324,10 +216,9 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         }
         switch parsed {
         case .success(let body):
-            deliverListingBody(body)
+            if !body.isEmpty { load.deliver(body, to: self) }
         case .failure(let error):
-            stopTransfer()
-            complete(with: error)
+            load.fail(error, for: self, from: .running)
         case nil:
             break
         }
@@ -335,7 +226,7 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
     }
 
     /// Delivers the last line (one without a line break) and ends the load.
-    private func finishListing() {
+    private func finishListing(delivered: Bool) {
         let url = request.url
         let tail: Result<Data, URLError> = lock.withLock {
             guard var stream = listing else { return .success(Data()) }
@@ -346,79 +237,44 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
                 return .failure(error)
             }
         }
-        if !lock.withLock({ responseDelivered }) { deliverListingResponse() }
+        if !delivered { deliverListingResponse() }
         switch tail {
         case .success(let body):
-            deliverListingBody(body)
-            finish()
+            if !body.isEmpty { load.deliver(body, to: self) }
+            load.finish(for: self, from: .deciding)
         case .failure(let error):
-            complete(with: error)
+            load.fail(error, for: self, from: .deciding)
         }
     }
 
     /// The response of a listing: its MIME type, length unknown (it streams).
     private func deliverListingResponse() {
         guard let url = request.url else { return }
-        lock.withLock { responseDelivered = true }
         let response = URLResponse(url: url, mimeType: URLDirectoryListing.mimeType,
                                    expectedContentLength: -1, textEncodingName: "utf-8")
-        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-    }
-
-    private func deliverListingBody(_ body: Data) {
-        guard !body.isEmpty else { return }
-        lock.withLock { deliveredBytes += Int64(body.count) }
-        client?.urlProtocol(self, didLoad: body)
-    }
-
-    /// Takes the running transfer off the loop (the load ends with an error of its own).
-    private func stopTransfer() {
-        let (transfer, loop): (CurlTransfer?, CurlMultiLoop?) = lock.withLock {
-            defer { self.transfer = nil; self.loop = nil }
-            return (self.transfer, self.loop)
-        }
-        if let transfer, let loop { loop.remove(transfer) }
+        load.respond(with: response, policy: .notAllowed, to: self)
     }
 
     // MARK: Challenges
 
-    private func presentLoginChallenge(error: URLError) {
-        let login: FTPLogin? = lock.withLock {
-            guard state == .running else { return nil }
-            state = .challenging
-            return self.login
-        }
-        guard let login else {
-            complete(with: error)
+    private func presentLoginChallenge(error: URLError, operation: FTPOperation) {
+        guard load.wait(.challenging, from: .deciding) else { return }
+        guard let login = lock.withLock({ self.login }) else {
+            load.fail(error, for: self, from: .challenging)
             return
         }
-        let operation = lock.withLock { self.operation }
         let sender = HandlerChallengeSender { [weak self] answer in
             guard let self else { return }
             switch login.resolve(answer, refusal: error, environment: environment) {
             case .retry: retryAfterChallenge(operation)
-            case .fail(let failure): complete(with: failure)
+            case .fail(let failure): load.fail(failure, for: self, from: .challenging)
             }
         }
         client?.urlProtocol(self, didReceive: login.makeChallenge(error: error, sender: sender))
     }
 
-    /// Starts `operation` again after a challenge; an upload from a stream asks for a new stream.
-    private func retryAfterChallenge(_ operation: FTPOperation) {
-        CurlBodyStreamRetry.prepare(for: request, client: client, proceed: { [weak self] stream in
-            guard let self else { return }
-            lock.withLock { replacementBodyStream = stream }
-            start(operation, expecting: .challenging)
-        }, fail: { [weak self] error in self?.complete(with: error) })
-    }
-
-    private func presentTrustChallenge(url: URL, error: URLError, detail: String?) {
-        let operation: FTPOperation? = lock.withLock {
-            guard state == .running else { return nil }
-            state = .challenging
-            return self.operation
-        }
-        guard let operation else { return }
+    private func presentTrustChallenge(error: URLError, detail: String?, operation: FTPOperation) {
+        guard let url = request.url, load.wait(.challenging, from: .deciding) else { return }
         TLSServerTrustChallenge.present(
             for: url, error: error, detail: detail, environment: environment,
             explicitFTPTLS: url.scheme?.lowercased() == "ftp",
@@ -433,23 +289,8 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
                     lock.withLock { acceptedServer = accepted }
                     retryAfterChallenge(operation)
                 case .fail(let failure):
-                    complete(with: failure)
+                    load.fail(failure, for: self, from: .challenging)
                 }
             })
-    }
-
-    // MARK: Metrics
-
-    private func reportMetrics(of transfer: CurlTransfer, operation: FTPOperation, started: Date) {
-        guard let builtIn = client as? BuiltInHandlerClient else { return }
-        // A passive-mode transfer connects once more, for its data; active mode accepts instead.
-        let dataConnections = operation == .probe || request.ftpUsesActiveMode ? 0 : 1
-        let measured = CurlTransferMetrics(transfer, started: started, dataConnections: dataConnections,
-                                           protocolName: request.url?.scheme?.lowercased())
-        let decoded = lock.withLock { deliveredBytes }
-        builtIn.didCollectTransactionMetrics {
-            measured.apply(to: &$0)
-            $0.countOfResponseBodyBytesAfterDecoding = decoded
-        }
     }
 }

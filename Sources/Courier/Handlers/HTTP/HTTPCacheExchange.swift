@@ -41,6 +41,11 @@ final class HTTPCacheExchange: @unchecked Sendable {
         }
     }
 
+    /// Whether a `304` refreshed the stored response, which ``takeRefreshed()`` then returns.
+    var hasRefreshed: Bool {
+        lock.withLock { refreshed != nil }
+    }
+
     /// The refreshed stored response, once (then `nil`).
     func takeRefreshed() -> CachedURLResponse? {
         lock.withLock {

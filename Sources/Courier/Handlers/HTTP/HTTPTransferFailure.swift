@@ -14,14 +14,13 @@ enum HTTPTransferFailure {
     }
 
     /// The error for a transfer that ended with `result` (CURLE_OK: it ended without a response the
-    /// handler could deliver). `delivered`: a response was passed to the client already.
-    static func error(for result: CURLcode, of transfer: CurlTransfer, url: URL?, delivered: Bool,
+    /// handler could deliver). `detail`: libcurl's message; `requestBytesSent`: what libcurl sent of
+    /// the request (`CURLINFO_REQUEST_SIZE`); `delivered`: a response was passed to the client already.
+    static func error(for result: CURLcode, url: URL?, detail: String?, requestBytesSent: Int, delivered: Bool,
                       certificate: CertificateState) -> URLError {
-        let detail = transfer.errorDetail
         if result == CURLE_OK || (result == CURLE_WRITE_ERROR && !delivered) {
             return URLError(.badServerResponse, url: url, description: "The server's response could not be parsed.")
         }
-        let requestBytesSent = transfer.info(long: CURLINFO_REQUEST_SIZE) ?? 0
         if !delivered, CurlErrorMapping.refusedOversizedRequest(result, requestBytesSent: requestBytesSent) {
             return tooLongRequest(url: url)
         }

@@ -13,6 +13,8 @@ extension HTTPURLProtocol {
         guard let cached = cachedResponse else { return false }
         switch HTTPCacheValidation.decide(cached: cached, request: request, receivedAt: configuration.cachedResponseStoredAt) {
         case .useStored:
+            // The load ends here (unless it was stopped already).
+            guard load.conclude(from: .idle) else { return true }
             (client as? BuiltInHandlerClient)?.didCollectTransactionMetrics { $0.resourceFetchType = .localCache }
             client?.urlProtocol(self, cachedResponseIsValid: cached)
             return true
