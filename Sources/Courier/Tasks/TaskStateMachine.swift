@@ -215,8 +215,8 @@ extension TaskStateMachine {
         }
         guard case .loading(var loading) = state else { return .ignore }
         loading.waitingForConnectivity = false
-        if asksDelegate, case .awaiting = loading.disposition {
-            // Still undecided: keep what is held.
+        if case .awaiting = loading.disposition {
+            // Still undecided (or a download task still writing what it took over): keep what is held.
         } else {
             loading.disposition = asksDelegate ? .awaiting(HeldBody()) : .none
         }

@@ -88,6 +88,18 @@ struct TaskStateMachineDispositionTests {
         guard case .pass = download.body(Self.chunk("d")) else { Issue.record("d is written directly"); return }
     }
 
+    @Test func aResponseReachingTheSuccessorWhileItWritesKeepsTheHeldChunks() {
+        var data = TestMachine.loading()
+        _ = data.response(generation: 1, asksDelegate: true)
+        _ = data.body(Self.chunk("a"))
+        guard let handover = data.becomeDownload("successor") else { Issue.record("no hand-over"); return }
+        var download = TestMachine()
+        _ = download.adopt(handover)
+        guard case .accept = download.response(generation: 1, asksDelegate: false) else { Issue.record("response"); return }
+        guard case .chunks(let held) = download.takeHeldBody() else { Issue.record("the held chunk is kept"); return }
+        #expect(held == [Self.chunk("a")])
+    }
+
     @Test func theSuccessorWakesAHandlerPausedByTheHeldBodyOnceItIsWritten() {
         var data = TestMachine.loading()
         _ = data.response(generation: 1, asksDelegate: true)
