@@ -92,17 +92,8 @@ struct TaskCore {
     var bodyLimit: Int64?
     /// The file, for a download task.
     var downloadFile: DownloadFile?
-    /// Bytes written to the download file not yet reported by `didWriteData`.
-    var unreportedWrittenBytes: Int64 = 0
-    /// The `totalBytesWritten` reported so far: the running sum of reported `bytesWritten` (from the
-    /// resume offset).
-    var reportedWrittenTotal: Int64 = 0
-    /// A delayed `didWriteData` is scheduled for throttled bytes.
-    var writeReportDeferred = false
-    /// Monotonic nanoseconds of the last `didWriteData` scheduled.
-    var lastWriteReport: UInt64 = 0
-    /// A `didWriteData` step is queued and will report ``unreportedWrittenBytes``.
-    var writeReportQueued = false
+    /// When the next `didWriteData` goes out, and the total reported so far.
+    var writeReports = WriteReportThrottle()
     /// The idle timeout (`timeoutIntervalForRequest`) in nanoseconds; 0 for none.
     var requestTimeout: UInt64 = 0
     /// The whole-task timeout (`timeoutIntervalForResource`) in nanoseconds; 0 for none.

@@ -7,10 +7,6 @@ extension URLSessionTask {
     static var highWaterBytes: Int { Machine.highWaterBytes }
     /// Low-water mark at which a paused handler is resumed.
     static var lowWaterBytes: Int { Machine.lowWaterBytes }
-    /// `didWriteData` is sent at most once per this many bytes or this many nanoseconds (and once
-    /// more before `didFinishDownloadingTo`), so fast downloads do not wake the delegate per chunk.
-    static let writeReportBytes: Int64 = 1 << 20
-    static let writeReportInterval: UInt64 = 50_000_000
 
     /// Whether reports from `generation` still count. Call with the lock held.
     func isCurrentLocked(_ generation: Int?) -> Bool {
@@ -38,7 +34,7 @@ extension URLSessionTask {
                 // The handler did not resume: start the file over rather than splice two versions.
                 file.truncate()
                 core.bytesReceived = 0
-                core.reportedWrittenTotal = 0
+                core.writeReports.restart(at: 0)
             }
             if core.resumedAtOffset == nil {
                 core.bytesExpectedToReceive = response.expectedContentLength
@@ -156,55 +152,32 @@ extension URLSessionTask {
             return false
         }
         guard completion.usesDelegate else { return true }
-        enum Report { case none, now, later }
-        let report: Report = lock.withLock {
-            core.unreportedWrittenBytes += Int64(data.count)
-            if core.writeReportQueued { return .none }
-            let now = monotonicNanoseconds()
-            guard core.unreportedWrittenBytes >= Self.writeReportBytes
-                    || now &- core.lastWriteReport >= Self.writeReportInterval else {
-                // Throttled: make sure these bytes are reported even if no more arrive.
-                if core.writeReportDeferred { return .none }
-                core.writeReportDeferred = true
-                return .later
-            }
-            core.writeReportQueued = true
-            core.lastWriteReport = now
-            return .now
-        }
+        let report = lock.withLock { core.writeReports.wrote(Int64(data.count), now: monotonicNanoseconds()) }
         switch report {
         case .none:
             break
         case .now:
             enqueue { [self] in reportWrittenBytes() }
         case .later:
-            let interval = DispatchTimeInterval.nanoseconds(Int(Self.writeReportInterval))
+            // Throttled: make sure these bytes are reported even if no more arrive.
+            let interval = DispatchTimeInterval.nanoseconds(Int(WriteReportThrottle.reportInterval))
             DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [self] in flushDeferredWriteReport() }
         }
         return true
     }
 
-    /// Sends one `didWriteData` for every write since the last one (runs on the delegate queue).
     /// The deferred `didWriteData` for bytes a throttled report left behind.
     private func flushDeferredWriteReport() {
-        let schedule: Bool = lock.withLock {
-            core.writeReportDeferred = false
-            guard core.unreportedWrittenBytes > 0, !core.writeReportQueued else { return false }
-            core.writeReportQueued = true
-            core.lastWriteReport = monotonicNanoseconds()
-            return true
-        }
+        let schedule: Bool = lock.withLock { core.writeReports.deferredCheck(now: monotonicNanoseconds()) }
         if schedule { enqueue { [self] in reportWrittenBytes() } }
     }
 
+    /// Sends one `didWriteData` for every write since the last one (runs on the delegate queue).
     func reportWrittenBytes() {
         guard let session, let downloadTask = self as? URLSessionDownloadTask else { return }
         let (written, total, expected): (Int64, Int64, Int64) = lock.withLock {
-            let written = core.unreportedWrittenBytes
-            core.unreportedWrittenBytes = 0
-            core.writeReportQueued = false
-            core.reportedWrittenTotal += written
-            return (written, core.reportedWrittenTotal, core.bytesExpectedToReceive)
+            let report = core.writeReports.take()
+            return (report.written, report.total, core.bytesExpectedToReceive)
         }
         guard written > 0 else { return }
         sendToDelegate(.wroteData, as: (any URLSessionDownloadDelegate).self) {
@@ -219,7 +192,7 @@ extension URLSessionTask {
                   let file = core.downloadFile, file.bytesWritten == offset else { return false }
             core.resumedAtOffset = offset
             core.bytesReceived = offset
-            core.reportedWrittenTotal = offset
+            core.writeReports.restart(at: offset)
             core.bytesExpectedToReceive = expectedTotalBytes
             return true
         }
