@@ -18,7 +18,7 @@ struct TaskEventQueue {
     typealias AwaitingStep = @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void
 
     /// One step.
-    enum Step {
+    enum Step: Sendable {
         /// Done when it returns; `bytes`: the body bytes it delivers.
         case immediate(@Sendable () -> Void, bytes: Int)
         /// Holds the queue until it calls its `resume` argument.
@@ -38,6 +38,9 @@ struct TaskEventQueue {
     }
 
     private var steps: [Step] = []
+    /// What a taken step's slot holds until the array is compacted: the step itself (and the body
+    /// chunk it captured) is released as soon as it is taken, even while the drain keeps going.
+    private static let spent = Step.immediate({}, bytes: 0)
     private var head = 0
     /// A drain is scheduled or running.
     private var draining = false
@@ -100,6 +103,7 @@ struct TaskEventQueue {
         guard awaited == nil, !paused else { return stopDraining() }
         if head < steps.count {
             let step = steps[head]
+            steps[head] = Self.spent
             head += 1
             if head > 64 && head * 2 > steps.count {
                 steps.removeFirst(head)

@@ -87,11 +87,16 @@ extension TaskStateMachine {
         case finishWithRedirectResponse
     }
 
+    /// The generation a hand-over names when the load had already ended: no load has it
+    /// (generations start at 1).
+    static var endedGeneration: Int { -1 }
+
     /// What the successor of a `.becomeDownload` takes over.
     struct Handover {
         /// The running load, or `nil` when it already ended (or the task itself was delivering).
         var load: Load?
-        /// The generation the load's reports carry.
+        /// The generation the load's reports carry; ``endedGeneration`` when the load had ended
+        /// (no report of it counts any more: only the task's own, with no generation).
         var generation: Int
         /// The chunks held while the delegate decided, in order.
         var held: HeldBody

@@ -342,8 +342,9 @@ extension TaskStateMachine {
                             producerWaiting: loading.producer == .waiting, ended: nil)
         case .finishing(let finishing):
             guard !finishing.cancelled, let held = finishing.held else { return nil }
-            state = .handedOver(HandedOver(successor: successor, generation: -1))
-            return Handover(load: nil, generation: -1, held: held, producerWaiting: false, ended: .some(finishing.error))
+            state = .handedOver(HandedOver(successor: successor, generation: Self.endedGeneration))
+            return Handover(load: nil, generation: Self.endedGeneration, held: held, producerWaiting: false,
+                            ended: .some(finishing.error))
         case .initial, .preparing, .redirecting, .handedOver, .completed:
             return nil
         }

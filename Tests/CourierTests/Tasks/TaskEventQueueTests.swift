@@ -31,6 +31,27 @@ struct TaskEventQueueTests {
         guard case .none = queue.next(paused: false) else { Issue.record("nothing after the final"); return }
     }
 
+    /// Stands for a body chunk a step captured.
+    final class Payload: Sendable {}
+
+    @Test func aTakenStepReleasesWhatItCapturedWhileTheDrainGoesOn() {
+        // A drain that never finds the queue empty (the producer keeps up) must not keep the chunks
+        // of the steps it already ran.
+        var queue = TaskEventQueue()
+        weak var released: Payload?
+        do {
+            let payload = Payload()
+            released = payload
+            _ = queue.append(.immediate({ _ = payload }, bytes: 1), paused: false)
+        }
+        _ = queue.append(.immediate({}, bytes: 0), paused: false)
+        do {
+            guard case .immediate(let run, _) = queue.next(paused: false) else { Issue.record("a step"); return }
+            run()
+        }
+        #expect(released == nil, "the step run first still holds its chunk")
+    }
+
     @Test func anAwaitingStepHoldsEverythingBehindItUntilAnswered() {
         var queue = TaskEventQueue()
         let recorder = Recorder()
