@@ -29,7 +29,10 @@ extension URLSession {
         case cancel
         /// Continue loading.
         case allow
-        /// Continue as a download task (not supported yet: the task fails with a clear error).
+        /// Continue as a download task: a new download task takes over the running load (same
+        /// handler, same connection) and the body received so far; the delegate hears
+        /// `urlSession(_:dataTask:didBecome:)` with it, then download messages, and the data task
+        /// ends without a completion of its own.
         case becomeDownload
     }
 }

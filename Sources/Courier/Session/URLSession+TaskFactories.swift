@@ -3,36 +3,26 @@ import Foundation
 // Building tasks: the public factory methods (in URLSession.swift, since `open` members must be in
 // the class body) all come here.
 extension URLSession {
-    func makeTask(request: URLRequest?, kind: TaskKind, completion: TaskCompletion,
-                          uploadBody: UploadBody = .none,
-                          resumeSource: Result<DownloadResumeData, URLError>? = nil) -> URLSessionTask {
+    func dataTask(_ request: URLRequest, _ completion: TaskCompletion) -> URLSessionDataTask {
         register { identifier, refusal in
-            switch kind {
-            case .data:
-                return URLSessionDataTask(session: self, identifier: identifier, request: request, kind: kind,
-                                          completion: completion, creationFailure: refusal)
-            case .upload:
-                return URLSessionUploadTask(session: self, identifier: identifier, request: request, kind: kind,
-                                            completion: completion, uploadBody: uploadBody, creationFailure: refusal)
-            case .download:
-                return URLSessionDownloadTask(session: self, identifier: identifier, request: request, kind: kind,
-                                              completion: completion, resumeSource: resumeSource, creationFailure: refusal)
-            }
+            URLSessionDataTask(session: self, identifier: identifier, request: request, completion: completion,
+                               creationFailure: refusal)
         }
     }
 
-    func dataTask(_ request: URLRequest, _ completion: TaskCompletion) -> URLSessionDataTask {
-        // `makeTask(kind: .data)` always builds a URLSessionDataTask.
-        makeTask(request: request, kind: .data, completion: completion) as? URLSessionDataTask ?? URLSessionDataTask()
-    }
-
     func uploadTask(_ request: URLRequest, _ body: UploadBody, _ completion: TaskCompletion) -> URLSessionUploadTask {
-        makeTask(request: request, kind: .upload, completion: completion, uploadBody: body) as? URLSessionUploadTask ?? URLSessionUploadTask()
+        register { identifier, refusal in
+            URLSessionUploadTask(session: self, identifier: identifier, request: request, completion: completion,
+                                 uploadBody: body, creationFailure: refusal)
+        }
     }
 
     func downloadTask(_ request: URLRequest?, _ completion: TaskCompletion,
-                              resume: Result<DownloadResumeData, URLError>? = nil) -> URLSessionDownloadTask {
-        makeTask(request: request, kind: .download, completion: completion, resumeSource: resume) as? URLSessionDownloadTask ?? URLSessionDownloadTask()
+                      resume: Result<DownloadResumeData, URLError>? = nil) -> URLSessionDownloadTask {
+        register { identifier, refusal in
+            URLSessionDownloadTask(session: self, identifier: identifier, request: request, completion: completion,
+                                   resumeSource: resume, creationFailure: refusal)
+        }
     }
 
     static func resumeRequest(_ decoded: Result<DownloadResumeData, URLError>) -> URLRequest? {

@@ -270,7 +270,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     // MARK: - Tasks bookkeeping
 
     /// Registers a new task, or returns why it may not run.
-    func register(_ make: (Int, URLError?) -> URLSessionTask) -> URLSessionTask {
+    func register<Task: URLSessionTask>(_ make: (Int, URLError?) -> Task) -> Task {
         lock.withLock {
             registry.lastIdentifier += 1
             let refusal = registry.invalidating

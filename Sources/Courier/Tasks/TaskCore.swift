@@ -15,29 +15,21 @@ enum TaskCompletion: @unchecked Sendable {
     }
 }
 
-/// The three kinds of work a task can do.
-enum TaskKind: Sendable {
-    case data, upload, download
-}
-
-/// Where a task is in its life, beyond the public `state`.
-enum TaskPhase {
-    /// Created, never resumed.
-    case idle
-    /// Resumed, waiting for something before a handler can start (a body stream from the delegate).
-    case preparing
-    /// A handler is loading.
-    case loading(ActiveLoad)
-    /// The final step is queued; nothing else happens.
-    case finishing
-    /// Completed.
-    case done
+/// Where a task's body goes, fixed when the task is made from its class and its completion.
+enum TaskBodyDestination: Sendable {
+    /// Collected in memory for a data (or upload) task's completion handler.
+    case memory
+    /// Delivered chunk by chunk to a data (or upload) task's delegate (`didReceive data`).
+    case delegate
+    /// Written to a download task's file.
+    case file
 }
 
 /// The handler instance serving a task's current request, what its resolution declared it can do,
 /// and the serial queue it is driven on (none for ``HandlerCapabilities/concurrentStartStop``).
 /// Sendable because the instance is only touched on its own queue (`perform`), or directly when
-/// it guards its own state (`start`, `stop`, `resumeProducing`).
+/// it guards its own state (`start`, `stop`, `resumeProducing`). Which generation its reports carry
+/// is the task's state machine's to know.
 struct ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
     /// The handler as one of Courier's own, for the operations ``handler`` declares; `nil` for an app's class.
@@ -47,15 +39,13 @@ struct ActiveLoad: @unchecked Sendable {
     /// The serial queue the handler's calls run on; `nil` for a handler that guards its own state
     /// (``HandlerCapabilities/concurrentStartStop``), which needs none.
     private let queue: DispatchQueue?
-    let generation: Int
     /// The handler guards its own state (``HandlerCapabilities/concurrentStartStop``).
     var isConcurrent: Bool { queue == nil }
 
-    init(instance: ResolvedHandler.Instance, handler: ResolvedHandler, generation: Int) {
+    init(instance: ResolvedHandler.Instance, handler: ResolvedHandler) {
         self.instance = instance.handler
         self.operations = instance.operations
         self.handler = handler
-        self.generation = generation
         self.queue = handler.capabilities.contains(.concurrentStartStop)
             ? nil
             : DispatchQueue(label: "courier.handler", target: DispatchQueue.global())
@@ -80,11 +70,15 @@ struct ActiveLoad: @unchecked Sendable {
 }
 
 /// A task's mutable state; the task guards it with its lock.
+///
+/// Where the task is in its life is ``machine`` alone (`Tasks/TaskStateMachine.swift`); what it
+/// still has to deliver is ``events``; the rest is the data a load produces (counters, the
+/// response, the body, the file, metrics) and the app's settings.
 struct TaskCore {
-    var state: URLSessionTask.State = .suspended
-    var phase: TaskPhase = .idle
-    /// Increases for every handler instance; reports from an older instance are ignored.
-    var generation = 0
+    /// The task's lifecycle.
+    var machine = TaskStateMachine<ActiveLoad, URLSessionDownloadTask>()
+    /// The steps the task's delegate or completion handler still has to receive.
+    var events = TaskEventQueue()
     var currentRequest: URLRequest?
     var response: URLResponse?
     var error: (any Error)?
@@ -105,17 +99,8 @@ struct TaskCore {
     var bodyLimit: Int64?
     /// The file, for a download task.
     var downloadFile: DownloadFile?
-    /// Bytes written to the download file not yet reported by `didWriteData`.
-    var unreportedWrittenBytes: Int64 = 0
-    /// The `totalBytesWritten` reported so far: the running sum of reported `bytesWritten` (from the
-    /// resume offset).
-    var reportedWrittenTotal: Int64 = 0
-    /// A delayed `didWriteData` is scheduled for throttled bytes.
-    var writeReportDeferred = false
-    /// Monotonic nanoseconds of the last `didWriteData` scheduled.
-    var lastWriteReport: UInt64 = 0
-    /// A `didWriteData` step is queued and will report ``unreportedWrittenBytes``.
-    var writeReportQueued = false
+    /// When the next `didWriteData` goes out, and the total reported so far.
+    var writeReports = WriteReportThrottle()
     /// The idle timeout (`timeoutIntervalForRequest`) in nanoseconds; 0 for none.
     var requestTimeout: UInt64 = 0
     /// The whole-task timeout (`timeoutIntervalForResource`) in nanoseconds; 0 for none.
@@ -125,8 +110,6 @@ struct TaskCore {
     var lastActivity: UInt64 = 0
     /// Monotonic nanoseconds when the task first started loading.
     var loadStarted: UInt64 = 0
-    /// The handler is paused waiting for capacity.
-    var producerWaiting = false
     /// The current handler honoured the resume offset.
     var resumedAtOffset: Int64?
     var resumeValidator: String?
@@ -134,19 +117,8 @@ struct TaskCore {
     var handlerCanResume = false
     /// When the task started and each load's record, for metrics.
     var metrics = TaskMetricsRecorder()
-    /// The handler is waiting for connectivity: the idle timeout does not apply.
-    var waitingForConnectivity = false
     /// `taskIsWaitingForConnectivity` was sent.
     var toldWaitingForConnectivity = false
-    /// Body chunks held while a data task's delegate decides what to do with the response
-    /// (`nil` when not holding): nothing may be delivered before the disposition.
-    var heldBody: [Data]?
-    /// The error the queued completion carries (`nil`: success), once the phase is `.finishing`.
-    var completionError: (any Error)?
-    /// The download task this data task became (`.becomeDownload`); late reports go to it.
-    var successor: URLSessionDownloadTask?
-    /// Set by `cancel(byProducingResumeData:)`: keep the partial file.
-    var keepPartialFile = false
     /// Where the current response may be cached, as its handler said; `.notAllowed` when the task
     /// will not cache it (see `URLSessionTask+Caching.swift`).
     var cacheStoragePolicy: URLCache.StoragePolicy = .notAllowed

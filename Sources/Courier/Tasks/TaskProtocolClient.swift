@@ -2,10 +2,10 @@ import Foundation
 
 /// The ``URLProtocolClient`` a task gives each handler instance it starts. It forwards every report
 /// to the task, tagged with the instance's generation so reports from a stopped instance (after a
-/// redirect, a cancel or a timeout) are ignored.
-final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClient, @unchecked Sendable {
-    private let lock = Lock()
-    private var target: URLSessionTask
+/// redirect, a cancel or a timeout) are ignored. Both are fixed: when a data task becomes a
+/// download task, the data task's state machine forwards its load's reports to the successor.
+final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClient, Sendable {
+    private let task: URLSessionTask
     private let generation: Int
     /// The load's configuration, fixed when the handler is made (``BuiltInHandlerClient/configuration``).
     let configuration: HandlerConfiguration
@@ -13,18 +13,10 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     private let cache: URLCache?
 
     init(task: URLSessionTask, generation: Int, configuration: HandlerConfiguration, cache: URLCache?) {
-        self.target = task
+        self.task = task
         self.generation = generation
         self.configuration = configuration
         self.cache = cache
-    }
-
-    /// The task reports go to: the one that started the handler, or the download task it became.
-    private var task: URLSessionTask { lock.withLock { target } }
-
-    /// Sends every later report to `task` (a data task became a download task).
-    func retarget(to task: URLSessionTask) {
-        lock.withLock { target = task }
     }
 
     func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
@@ -67,13 +59,7 @@ final class TaskProtocolClient: NSObject, URLProtocolClient, BuiltInHandlerClien
     // MARK: BuiltInHandlerClient
 
     func didCollectTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void) {
-        // One read of `task`: a `.becomeDownload` retargeting in between must not make this hold one
-        // task's lock while it changes another's state.
-        let target = task
-        target.lock.withLock {
-            guard target.isCurrentLocked(generation) else { return }
-            target.core.metrics.updateCurrent(update)
-        }
+        task.handleTransactionMetrics(update, generation: generation)
     }
 
     var canAcceptMoreData: Bool { task.canAcceptMoreData(generation: generation) }

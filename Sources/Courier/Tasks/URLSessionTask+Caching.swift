@@ -51,7 +51,7 @@ extension URLSessionTask {
 
     /// The session cache's response for `request`, when this task may use one.
     private func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
-        guard kind != .upload, ResumeRequest.parameters(of: request) == nil,
+        guard !(self is URLSessionUploadTask), ResumeRequest.parameters(of: request) == nil,
               let cache = session?.cache else { return nil }
         return cache.cachedResponse(for: request)
     }
@@ -61,10 +61,7 @@ extension URLSessionTask {
     /// transaction fetched from the local cache.
     func serveCachedResponse(_ cached: CachedURLResponse, for request: URLRequest) {
         let proceed: Bool = lock.withLock {
-            switch core.phase {
-            case .preparing: break
-            case .idle, .loading, .finishing, .done: return false
-            }
+            guard core.machine.servingWithoutHandler() else { return false }
             core.currentRequest = request
             core.resumedAtOffset = nil
             core.lastActivity = monotonicNanoseconds()
@@ -87,7 +84,7 @@ extension URLSessionTask {
     func beginCacheCopyLocked(for response: URLResponse, policy: URLCache.StoragePolicy) {
         core.cacheBody = nil
         core.cacheStoragePolicy = .notAllowed
-        guard policy != .notAllowed, kind == .data, let cache = session?.cache else { return }
+        guard policy != .notAllowed, bodyDestination != .file, !(self is URLSessionUploadTask), let cache = session?.cache else { return }
         let memoryLimit = cache.memoryCapacity / Self.cacheableCapacityDivisor
         let diskLimit = policy == .allowed ? cache.diskCapacity / Self.cacheableCapacityDivisor : 0
         let limit = max(memoryLimit, diskLimit)
@@ -123,14 +120,15 @@ extension URLSessionTask {
         return CachedURLResponse(response: response, data: body, userInfo: nil, storagePolicy: core.cacheStoragePolicy)
     }
 
-    /// Queues storing `proposed` ahead of the completion: a task with a delegate first asks its data
-    /// delegate's `willCacheResponse`, which may change the response or refuse (`nil`); the answer
-    /// is stored with `storeCachedResponse(_:for:)` before the completion is delivered.
-    func enqueueCacheStore(_ proposed: CachedURLResponse) {
-        guard let session, let pipeline, let dataTask = self as? URLSessionDataTask,
-              let cache = session.cache else { return }
+    /// The step storing `proposed`, queued ahead of the completion: a task with a delegate first
+    /// asks its data delegate's `willCacheResponse`, which may change the response or refuse
+    /// (`nil`); the answer is stored with `storeCachedResponse(_:for:)` before the completion is
+    /// delivered. `nil` when there is nothing to store it in.
+    func makeCacheStoreStep(_ proposed: CachedURLResponse) -> TaskEventQueue.AwaitingStep? {
+        guard let session, let dataTask = self as? URLSessionDataTask else { return nil }
         let asksDelegate = completion.usesDelegate
-        pipeline.enqueueAwaiting { [self] resume in
+        return { [self] resume in
+            guard let cache = session.cache else { resume(); return }
             let store: @Sendable (CachedURLResponse?) -> Void = { answer in
                 if let answer { cache.storeCachedResponse(answer, for: dataTask) }
                 resume()

@@ -3,39 +3,48 @@ import Foundation
 // Ending a task: exactly one completion, delivered after everything queued before it.
 extension URLSessionTask {
     /// Ends the task with `error` (nil for success) unless it is already ending. The handler is
-    /// stopped; body bytes already queued are delivered first. A successful data task whose
-    /// response may be cached stores it (after asking `willCacheResponse`) before its completion.
+    /// stopped (once: the state machine gives it back only here); body bytes already queued are
+    /// delivered first. A successful data task whose response may be cached stores it (after
+    /// asking `willCacheResponse`) before its completion.
     func complete(error: (any Error)?, generation: Int?) {
-        guard let pipeline else { return }
-        var toCache: CachedURLResponse?
-        let load: ActiveLoad?? = lock.withLock {
-            guard isCurrentLocked(generation) else { return .none }
-            var current: ActiveLoad? = nil
-            if case .loading(let load) = core.phase { current = load }
-            core.phase = .finishing
-            core.completionError = error
+        enum Outcome { case ignore, forward(URLSessionDownloadTask), finished(stop: ActiveLoad?, schedule: Bool) }
+        let outcome: Outcome = lock.withLock {
+            let stop: ActiveLoad?
+            switch core.machine.finish(error: error, generation: generation) {
+            case .ignore: return .ignore
+            case .forward(let successor): return .forward(successor)
+            case .finish(let load): stop = load
+            }
             let cacheable = takeResponseToCacheLocked()
-            if error == nil { toCache = cacheable }
-            // A body over the size limit is not worth resuming: its partial file goes.
-            if error != nil, kind == .download, core.handlerCanResume, core.bytesReceived > 0,
-               (error as? URLError)?.code != .dataLengthExceedsMaximum {
-                core.keepPartialFile = true
+            // A failed download that can resume keeps its partial file, with resume data in the
+            // error; a body over the size limit is not worth resuming.
+            let resumable = error != nil && bodyDestination == .file && core.handlerCanResume && core.bytesReceived > 0
+                && (error as? URLError)?.code != .dataLengthExceedsMaximum
+            let finalError = error.map { Self.withFailingURL($0, url: core.currentRequest?.url) }
+            var schedule = false
+            if error == nil, let cacheable, let store = makeCacheStoreStep(cacheable) {
+                schedule = core.events.append(.awaiting(store), paused: core.machine.isDeliveryPaused)
             }
-            return .some(current)
-        }
-        guard case .some(let active) = load else { return }
-        active?.stop()
-        if let toCache { enqueueCacheStore(toCache) }
-        let url = currentRequest?.url
-        let finalError = error.map { Self.withFailingURL($0, url: url) }
-        pipeline.close { [self] in
-            var delivered = finalError
-            if let failure = finalError as? URLError, lock.withLock({ core.keepPartialFile }) {
-                if let data = makeResumeData() { delivered = failure.addingResumeData(data) }
+            let final: @Sendable () -> Void = { [self] in
+                if resumable, let failure = finalError as? URLError, let data = makeResumeData() {
+                    deliverCompletion(error: failure.addingResumeData(data), keepFile: true)
+                } else {
+                    deliverCompletion(error: finalError, keepFile: false)
+                }
             }
-            deliverCompletion(error: delivered)
+            schedule = core.events.close(withFinal: final, paused: core.machine.isDeliveryPaused) || schedule
+            return .finished(stop: stop, schedule: schedule)
         }
-        session?.taskWillComplete(self)
+        switch outcome {
+        case .ignore:
+            return
+        case .forward(let successor):
+            successor.complete(error: error, generation: generation)
+        case .finished(let stop, let schedule):
+            stop?.stop()
+            if schedule { scheduleDrain() }
+            session?.taskWillComplete(self)
+        }
     }
 
     /// `error` with `failingURL` set when it is a `URLError` without one.
@@ -47,12 +56,11 @@ extension URLSessionTask {
         return URLError(urlError.code, userInfo: info)
     }
 
-    /// Resume data for the partial download, or nil (and the partial file is then not kept).
+    /// Resume data for the partial download, or nil (the partial file is then not kept).
     func makeResumeData() -> Data? {
         lock.withLock {
-            guard kind == .download, core.handlerCanResume, let file = core.downloadFile, file.bytesWritten > 0,
+            guard bodyDestination == .file, core.handlerCanResume, let file = core.downloadFile, file.bytesWritten > 0,
                   let url = core.currentRequest?.url, let original = initialRequest?.url else {
-                core.keepPartialFile = false
                 return nil
             }
             file.finishWriting()
@@ -63,24 +71,21 @@ extension URLSessionTask {
                                             partialFilePath: file.url.path, validator: core.resumeValidator,
                                             headerFields: DownloadResumeData.keptHeaderFields(of: loading),
                                             timeoutInterval: timeout == 60 ? nil : timeout)
-            let encoded = resume.encoded()
-            core.keepPartialFile = encoded != nil
-            return encoded
+            return resume.encoded()
         }
     }
 
-    /// The final step, on the delegate queue: completion handler or delegate, then the session is told.
-    func deliverCompletion(error: (any Error)?) {
+    /// The final step, on the delegate queue: completion handler or delegate, then the session is
+    /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries.
+    func deliverCompletion(error: (any Error)?, keepFile: Bool) {
         guard let session else { return }
-        let (file, keepFile, body, response, progress, received) = lock.withLock {
-            core.state = .completed
-            core.phase = .done
+        let (file, body, response, progress, received) = lock.withLock {
             core.error = error
             let file = core.downloadFile
             core.downloadFile = nil
             let body = core.body
             core.body = Data()
-            return (file, core.keepPartialFile, body, core.response, core.progress, core.bytesReceived)
+            return (file, body, core.response, core.progress, core.bytesReceived)
         }
         if let progress {
             if progress.totalUnitCount <= 0 { progress.totalUnitCount = max(received, 1) }
@@ -110,7 +115,7 @@ extension URLSessionTask {
                 handler(nil, response, error)
             }
         case .delegate:
-            if kind == .download, error == nil, let downloadTask = self as? URLSessionDownloadTask,
+            if error == nil, let downloadTask = self as? URLSessionDownloadTask,
                let location = finishedDownloadLocation(file) {
                 reportWrittenBytes()
                 sendToDelegate(.finishedDownloading, as: (any URLSessionDownloadDelegate).self) {
@@ -135,7 +140,7 @@ extension URLSessionTask {
             file.finishWriting()
             return file.url
         }
-        guard kind == .download, let created = try? DownloadFile.create(for: currentRequest?.url) else { return nil }
+        guard bodyDestination == .file, let created = try? DownloadFile.create(for: currentRequest?.url) else { return nil }
         created.finishWriting()
         return created.url
     }

@@ -4,65 +4,74 @@ import Foundation
 // instance reporting; `nil` means the task itself (a refused redirect, a failure before loading).
 extension URLSessionTask {
     /// High-water mark of undelivered body bytes before a flow-controlled handler is paused.
-    static let highWaterBytes = 8 << 20
+    static var highWaterBytes: Int { Machine.highWaterBytes }
     /// Low-water mark at which a paused handler is resumed.
-    static let lowWaterBytes = 2 << 20
-    /// `didWriteData` is sent at most once per this many bytes or this many nanoseconds (and once
-    /// more before `didFinishDownloadingTo`), so fast downloads do not wake the delegate per chunk.
-    static let writeReportBytes: Int64 = 1 << 20
-    static let writeReportInterval: UInt64 = 50_000_000
+    static var lowWaterBytes: Int { Machine.lowWaterBytes }
 
     /// Whether reports from `generation` still count. Call with the lock held.
     func isCurrentLocked(_ generation: Int?) -> Bool {
-        switch core.phase {
-        case .loading(let load): return generation == nil || load.generation == generation
-        case .preparing: return generation == nil
-        case .idle, .finishing, .done: return false
-        }
+        core.machine.isCurrent(generation)
     }
 
     /// `storagePolicy` is where the handler allows the response to be cached (see
     /// `URLSessionTask+Caching.swift`).
     func handleResponse(_ response: URLResponse, storagePolicy: URLCache.StoragePolicy = .notAllowed, generation: Int?) {
-        let ask: Bool? = lock.withLock {
-            guard isCurrentLocked(generation) else { return nil }
+        let asksDelegate = bodyDestination == .delegate
+        // Built before locking, queued in the same critical section as the state change.
+        let disposition = asksDelegate ? makeDispositionStep(for: response) : nil
+        enum Outcome { case ignore, forward(URLSessionDownloadTask), accepted(schedule: Bool), refused(URLError) }
+        let outcome: Outcome = lock.withLock {
+            // A body announced over the limit fails now, before a byte of it is read (and before
+            // the delegate is asked about a response whose body it would never get).
+            let refusal = ResponseBodyLimit.refusal(of: response, limit: core.bodyLimit)
+            switch core.machine.response(generation: generation, asksDelegate: disposition != nil && refusal == nil) {
+            case .ignore: return .ignore
+            case .forward(let successor): return .forward(successor)
+            case .accept: break
+            }
             core.response = response
+            if let refusal { return .refused(refusal) }
             core.lastActivity = monotonicNanoseconds()
-            core.waitingForConnectivity = false
             core.metrics.responseReceived(response)
             beginCacheCopyLocked(for: response, policy: storagePolicy)
-            if kind == .download, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
+            if bodyDestination == .file, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
                 // The handler did not resume: start the file over rather than splice two versions.
                 file.truncate()
                 core.bytesReceived = 0
-                core.reportedWrittenTotal = 0
+                core.writeReports.restart(at: 0)
             }
             if core.resumedAtOffset == nil {
                 core.bytesExpectedToReceive = response.expectedContentLength
             }
-            if case .data = completion, kind != .download, response.expectedContentLength > 0,
+            if bodyDestination == .memory, response.expectedContentLength > 0,
                response.expectedContentLength <= Int64(Int32.max) {
                 core.body.reserveCapacity(Int(response.expectedContentLength))
             }
             if let progress = core.progress, core.bytesExpectedToReceive >= 0 {
                 progress.totalUnitCount = core.bytesExpectedToReceive
             }
-            let ask = completion.usesDelegate && kind != .download
-            if ask { core.heldBody = [] }
-            return ask
+            return .accepted(schedule: disposition.map { enqueueLocked(.awaiting($0)) } ?? false)
         }
-        guard let ask else { return }
-        // A body announced over the limit fails now, before a byte of it is read.
-        if let refusal = ResponseBodyLimit.refusal(of: response, limit: lock.withLock({ core.bodyLimit })) {
+        switch outcome {
+        case .ignore:
+            return
+        case .forward(let successor):
+            successor.handleResponse(response, storagePolicy: storagePolicy, generation: generation)
+        case .refused(let refusal):
             complete(error: refusal, generation: generation)
-            return
+        case .accepted(let schedule):
+            if schedule { scheduleDrain() }
+            if bodyDestination == .file {
+                do { _ = try ensureDownloadFile() } catch { complete(error: error, generation: generation) }
+            }
         }
-        if kind == .download {
-            do { _ = try ensureDownloadFile() } catch { complete(error: error, generation: generation) }
-            return
-        }
-        guard ask, let session, let pipeline, let dataTask = self as? URLSessionDataTask else { return }
-        pipeline.enqueueAwaiting { [self] resume in
+    }
+
+    /// The step asking a data task's delegate what to do with `response`; body chunks are held
+    /// until it answers.
+    private func makeDispositionStep(for response: URLResponse) -> TaskEventQueue.AwaitingStep? {
+        guard let session, let dataTask = self as? URLSessionDataTask else { return nil }
+        return { [self] resume in
             let decide: @Sendable (URLSession.ResponseDisposition) -> Void = { [self] disposition in
                 switch disposition {
                 case .allow:
@@ -81,27 +90,44 @@ extension URLSessionTask {
         }
     }
 
+    /// The step delivering one body chunk to a data task's delegate.
+    func makeDataStep(_ data: Data) -> (@Sendable () -> Void)? {
+        guard let session, let dataTask = self as? URLSessionDataTask else { return nil }
+        return { [self] in
+            sendToDelegate(.data, as: (any URLSessionDataDelegate).self) {
+                $0.urlSession(session, dataTask: dataTask, didReceive: data)
+            }
+        }
+    }
+
+    /// A body chunk: one lock round-trip decides and queues it (a chunk for the delegate), or
+    /// decides and hands back the file to write it to (a download).
     func handleData(_ data: Data, generation: Int?) {
-        enum Route { case none, write, deliver, forward(URLSessionDownloadTask), overLimit(Int64) }
+        let step = bodyDestination == .delegate ? makeDataStep(data) : nil
+        enum Route { case none, write(DownloadFile?, URL?), delivered(schedule: Bool), forward(URLSessionDownloadTask), overLimit(Int64, URL?) }
         let (route, progress, received): (Route, Progress?, Int64) = lock.withLock {
-            if case .done = core.phase, let successor = core.successor { return (.forward(successor), nil, 0) }
-            guard isCurrentLocked(generation) else { return (.none, nil, 0) }
+            switch core.machine.route(generation) {
+            case .stale: return (.none, nil, 0)
+            case .forward(let successor): return (.forward(successor), nil, 0)
+            case .current: break
+            }
             // Past the limit nothing more is kept or delivered, and the handler is stopped.
-            if let limit = core.bodyLimit, core.bytesReceived + Int64(data.count) > limit { return (.overLimit(limit), nil, 0) }
+            if let limit = core.bodyLimit, core.bytesReceived + Int64(data.count) > limit {
+                return (.overLimit(limit, core.currentRequest?.url), nil, 0)
+            }
             core.bytesReceived += Int64(data.count)
             core.lastActivity = monotonicNanoseconds()
             appendCacheCopyLocked(data)
+            if case .held = core.machine.body(data) { return (.none, core.progress, core.bytesReceived) }
             let route: Route
-            if kind == .download {
-                route = .write
-            } else if case .data = completion {
+            switch bodyDestination {
+            case .file:
+                route = .write(core.downloadFile, core.currentRequest?.url)
+            case .memory:
                 core.body.append(data)
                 route = .none
-            } else if core.heldBody != nil {
-                core.heldBody?.append(data)
-                route = .none
-            } else {
-                route = .deliver
+            case .delegate:
+                route = .delivered(schedule: step.map { core.events.append(.immediate($0, bytes: data.count), paused: core.machine.isDeliveryPaused) } ?? false)
             }
             return (route, core.progress, core.bytesReceived)
         }
@@ -109,75 +135,55 @@ extension URLSessionTask {
         switch route {
         case .none:
             return
-        case .overLimit(let limit):
-            complete(error: ResponseBodyLimit.exceeded(limit, url: currentRequest?.url), generation: generation)
+        case .delivered(let schedule):
+            if schedule { scheduleDrain() }
+        case .overLimit(let limit, let url):
+            complete(error: ResponseBodyLimit.exceeded(limit, url: url), generation: generation)
         case .forward(let successor):
             successor.handleData(data, generation: generation)
-        case .write:
-            do {
-                let file = try ensureDownloadFile()
-                try file.write(data, for: currentRequest?.url)
-            } catch {
-                complete(error: error, generation: generation)
-                return
-            }
-            guard completion.usesDelegate else { return }
-            enum Report { case none, now, later }
-            let report: Report = lock.withLock {
-                core.unreportedWrittenBytes += Int64(data.count)
-                if core.writeReportQueued { return .none }
-                let now = monotonicNanoseconds()
-                guard core.unreportedWrittenBytes >= Self.writeReportBytes
-                        || now &- core.lastWriteReport >= Self.writeReportInterval else {
-                    // Throttled: make sure these bytes are reported even if no more arrive.
-                    if core.writeReportDeferred { return .none }
-                    core.writeReportDeferred = true
-                    return .later
-                }
-                core.writeReportQueued = true
-                core.lastWriteReport = now
-                return .now
-            }
-            switch report {
-            case .none:
-                break
-            case .now:
-                pipeline?.enqueue { [self] in reportWrittenBytes() }
-            case .later:
-                let interval = DispatchTimeInterval.nanoseconds(Int(Self.writeReportInterval))
-                DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [self] in flushDeferredWriteReport() }
-            }
-        case .deliver:
-            guard let session, let dataTask = self as? URLSessionDataTask else { return }
-            pipeline?.enqueue(bytes: data.count) { [self] in
-                sendToDelegate(.data, as: (any URLSessionDataDelegate).self) {
-                    $0.urlSession(session, dataTask: dataTask, didReceive: data)
-                }
-            }
+        case .write(let file, let url):
+            writeBody(data, to: file, url: url, generation: generation)
         }
+    }
+
+    /// Writes a chunk to the download file (created on first use) and reports it with
+    /// `didWriteData`, throttled; a failed write fails the task and answers `false`.
+    @discardableResult
+    func writeBody(_ data: Data, to known: DownloadFile?, url: URL?, generation: Int?) -> Bool {
+        do {
+            let file = try known ?? ensureDownloadFile()
+            try file.write(data, for: url)
+        } catch {
+            complete(error: error, generation: generation)
+            return false
+        }
+        guard completion.usesDelegate else { return true }
+        let report = lock.withLock { core.writeReports.wrote(Int64(data.count), now: monotonicNanoseconds()) }
+        switch report {
+        case .none:
+            break
+        case .now:
+            enqueue { [self] in reportWrittenBytes() }
+        case .later:
+            // Throttled: make sure these bytes are reported even if no more arrive.
+            let interval = DispatchTimeInterval.nanoseconds(Int(WriteReportThrottle.reportInterval))
+            DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [self] in flushDeferredWriteReport() }
+        }
+        return true
+    }
+
+    /// The deferred `didWriteData` for bytes a throttled report left behind.
+    private func flushDeferredWriteReport() {
+        let schedule: Bool = lock.withLock { core.writeReports.deferredCheck(now: monotonicNanoseconds()) }
+        if schedule { enqueue { [self] in reportWrittenBytes() } }
     }
 
     /// Sends one `didWriteData` for every write since the last one (runs on the delegate queue).
-    /// The deferred `didWriteData` for bytes a throttled report left behind.
-    private func flushDeferredWriteReport() {
-        let schedule: Bool = lock.withLock {
-            core.writeReportDeferred = false
-            guard core.unreportedWrittenBytes > 0, !core.writeReportQueued else { return false }
-            core.writeReportQueued = true
-            core.lastWriteReport = monotonicNanoseconds()
-            return true
-        }
-        if schedule { pipeline?.enqueue { [self] in reportWrittenBytes() } }
-    }
-
     func reportWrittenBytes() {
         guard let session, let downloadTask = self as? URLSessionDownloadTask else { return }
         let (written, total, expected): (Int64, Int64, Int64) = lock.withLock {
-            let written = core.unreportedWrittenBytes
-            core.unreportedWrittenBytes = 0
-            core.writeReportQueued = false
-            core.reportedWrittenTotal += written
-            return (written, core.reportedWrittenTotal, core.bytesExpectedToReceive)
+            let report = core.writeReports.take()
+            return (report.written, report.total, core.bytesExpectedToReceive)
         }
         guard written > 0 else { return }
         sendToDelegate(.wroteData, as: (any URLSessionDownloadDelegate).self) {
@@ -188,16 +194,16 @@ extension URLSessionTask {
 
     func handleResumed(atOffset offset: Int64, expectedTotalBytes: Int64, generation: Int) {
         let accepted: Bool = lock.withLock {
-            guard isCurrentLocked(generation), kind == .download,
+            guard isCurrentLocked(generation), bodyDestination == .file,
                   let file = core.downloadFile, file.bytesWritten == offset else { return false }
             core.resumedAtOffset = offset
             core.bytesReceived = offset
-            core.reportedWrittenTotal = offset
+            core.writeReports.restart(at: offset)
             core.bytesExpectedToReceive = expectedTotalBytes
             return true
         }
         guard accepted, completion.usesDelegate, let session, let downloadTask = self as? URLSessionDownloadTask else { return }
-        pipeline?.enqueue { [self] in
+        enqueue { [self] in
             sendToDelegate(.resumedAtOffset, as: (any URLSessionDownloadDelegate).self) {
                 $0.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: offset,
                               expectedTotalBytes: expectedTotalBytes)
@@ -206,8 +212,13 @@ extension URLSessionTask {
     }
 
     func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int) {
-        guard let session, let pipeline, lock.withLock({ isCurrentLocked(generation) }) else { return }
-        pipeline.enqueueAwaiting { [self] resume in
+        guard let session else { return }
+        switch lock.withLock({ core.machine.route(generation) }) {
+        case .stale: return
+        case .forward(let successor): return successor.handleChallenge(challenge, generation: generation)
+        case .current: break
+        }
+        enqueueAwaiting { [self] resume in
             guard let sender = challenge.sender else { resume(); return }
             let answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = { disposition, credential in
                 switch disposition {
@@ -242,46 +253,40 @@ extension URLSessionTask {
         }
     }
 
-    /// Whether a flow-controlled handler may produce more now; remembers to wake it when not.
+    /// Whether a flow-controlled handler may produce more now; a refusal records that it waits to
+    /// be woken (by the drain, or by `resume()`).
     func canAcceptMoreData(generation: Int) -> Bool {
-        let pending = completion.usesDelegate && kind != .download ? (pipeline?.bytesPending ?? 0) : 0
-        return lock.withLock {
-            guard isCurrentLocked(generation) else { return false }
-            // Body held while the delegate decides about the response counts as pending too.
-            let held = core.heldBody?.reduce(0) { $0 + $1.count } ?? 0
-            if core.state != .running || pending + held > Self.highWaterBytes {
-                core.producerWaiting = true
-                return false
-            }
-            // The handler is producing, so it is not waiting to be woken (the idle clock runs).
-            core.producerWaiting = false
-            return true
+        let answer: Machine.FlowAnswer = lock.withLock {
+            core.machine.canAcceptMoreData(generation: generation, pendingBytes: core.events.pendingBytes)
         }
-    }
-
-    /// The pipeline delivered body bytes: wake a paused handler below the low-water mark.
-    func pipelineDrained(pendingBytes: Int) {
-        guard pendingBytes < Self.lowWaterBytes else { return }
-        let load: ActiveLoad? = lock.withLock {
-            guard core.producerWaiting, core.state == .running, case .loading(let load) = core.phase else { return nil }
-            core.producerWaiting = false
-            return load
+        switch answer {
+        case .accept: return true
+        case .refuse: return false
+        case .forward(let successor): return successor.canAcceptMoreData(generation: generation)
         }
-        load?.resumeProducing()
     }
 
     func handleSentBodyData(_ sent: Int64, total: Int64, expected: Int64, generation: Int) {
-        guard let session, lock.withLock({ () -> Bool in
-            guard isCurrentLocked(generation) else { return false }
+        guard let session else { return }
+        let route: Machine.Route = lock.withLock {
+            let route = core.machine.route(generation)
+            guard case .current = route else { return route }
             core.bytesSent = total
             core.bytesExpectedToSend = expected
             core.lastActivity = monotonicNanoseconds()
-            return true
-        }) else { return }
-        pipeline?.enqueue { [self] in
-            sendToDelegate(.sentBodyData, as: (any URLSessionTaskDelegate).self) {
-                $0.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
-                              totalBytesExpectedToSend: expected)
+            return route
+        }
+        switch route {
+        case .stale:
+            return
+        case .forward(let successor):
+            successor.handleSentBodyData(sent, total: total, expected: expected, generation: generation)
+        case .current:
+            enqueue { [self] in
+                sendToDelegate(.sentBodyData, as: (any URLSessionTaskDelegate).self) {
+                    $0.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
+                                  totalBytesExpectedToSend: expected)
+                }
             }
         }
     }
@@ -289,11 +294,21 @@ extension URLSessionTask {
     /// A handler retrying with a streamed body needs a new stream: the delegate is asked in order
     /// with the task's other delegate calls.
     func handleNeedNewBodyStream(generation: Int, completion: @escaping @Sendable (InputStream?) -> Void) {
-        guard let session, let pipeline, lock.withLock({ isCurrentLocked(generation) }) else {
+        guard let session else {
             completion(nil)
             return
         }
-        pipeline.enqueueAwaiting { [self] resume in
+        switch lock.withLock({ core.machine.route(generation) }) {
+        case .stale:
+            completion(nil)
+            return
+        case .forward(let successor):
+            successor.handleNeedNewBodyStream(generation: generation, completion: completion)
+            return
+        case .current:
+            break
+        }
+        enqueueAwaiting { [self] resume in
             let once = OnceFlag()
             let provide: @Sendable (InputStream?) -> Void = { stream in
                 guard once.claim() else { return }
@@ -308,26 +323,48 @@ extension URLSessionTask {
     }
 
     func handleWaitingForConnectivity(generation: Int) {
-        let first: Bool = lock.withLock {
-            guard isCurrentLocked(generation) else { return false }
-            core.waitingForConnectivity = true
+        enum Outcome { case ignore, forward(URLSessionDownloadTask), first }
+        let outcome: Outcome = lock.withLock {
+            if case .forward(let successor) = core.machine.route(generation) { return .forward(successor) }
+            guard core.machine.waitingForConnectivity(generation: generation) else { return .ignore }
             defer { core.toldWaitingForConnectivity = true }
-            return !core.toldWaitingForConnectivity
+            return core.toldWaitingForConnectivity ? .ignore : .first
         }
-        guard first, let session else { return }
-        pipeline?.enqueue { [self] in
-            sendToDelegate(.waitingForConnectivity, as: (any URLSessionTaskDelegate).self) {
-                $0.urlSession(session, taskIsWaitingForConnectivity: self)
+        switch outcome {
+        case .ignore:
+            return
+        case .forward(let successor):
+            successor.handleWaitingForConnectivity(generation: generation)
+        case .first:
+            guard let session else { return }
+            enqueue { [self] in
+                sendToDelegate(.waitingForConnectivity, as: (any URLSessionTaskDelegate).self) {
+                    $0.urlSession(session, taskIsWaitingForConnectivity: self)
+                }
             }
         }
     }
 
     func handleResumeValidator(_ validator: String, generation: Int) {
-        lock.withLock {
-            guard isCurrentLocked(generation) else { return }
+        let route: Machine.Route = lock.withLock {
+            let route = core.machine.route(generation)
+            guard case .current = route else { return route }
             core.resumeValidator = validator
             core.handlerCanResume = true
+            return route
         }
+        if case .forward(let successor) = route { successor.handleResumeValidator(validator, generation: generation) }
+    }
+
+    /// Adds what a handler measured to the current transaction's metrics.
+    func handleTransactionMetrics(_ update: @escaping @Sendable (inout URLSessionTaskTransactionMetrics.Values) -> Void,
+                                  generation: Int) {
+        let route: Machine.Route = lock.withLock {
+            let route = core.machine.route(generation)
+            if case .current = route { core.metrics.updateCurrent(update) }
+            return route
+        }
+        if case .forward(let successor) = route { successor.handleTransactionMetrics(update, generation: generation) }
     }
 
     /// The download file, created on first use.

@@ -1,98 +1,64 @@
 import Foundation
 
-// Resume, suspend and cancel: the transitions of a task's public state.
+// Resume, suspend and cancel: the app's events for the task's state machine.
 extension URLSessionTask {
     func resumeTask() {
         // A task made with `init()` belongs to no session: resuming it does nothing.
         guard session != nil else { return }
-        enum Action { case none, start, unpause(ActiveLoad?) }
-        let action: Action = lock.withLock {
-            guard core.state == .suspended else { return .none }
-            switch core.phase {
-            case .idle:
-                core.state = .running
-                core.phase = .preparing
+        let (action, schedule): (Machine.ResumeAction, Bool) = lock.withLock {
+            let action = core.machine.resume()
+            switch action {
+            case .none:
+                return (action, false)
+            case .beginLoading:
                 core.loadStarted = monotonicNanoseconds()
                 core.lastActivity = core.loadStarted
                 core.metrics.taskStarted()
-                return .start
-            case .done:
-                return .none
-            case .preparing, .finishing:
-                // A task suspended after its handler ended still has its completion queued: resuming
-                // must release it.
-                core.state = .running
-                return .unpause(nil)
-            case .loading(let load):
-                core.state = .running
+            case .resumeDelivery:
                 core.lastActivity = monotonicNanoseconds()
-                let wasWaiting = core.producerWaiting
-                core.producerWaiting = false
-                return .unpause(wasWaiting ? load : nil)
             }
+            return (action, core.events.kick(paused: core.machine.isDeliveryPaused))
         }
+        if schedule { scheduleDrain() }
         switch action {
         case .none:
             return
-        case .start:
-            pipeline?.setPaused(false)
+        case .beginLoading:
             beginLoading()
-        case .unpause(let load):
-            pipeline?.setPaused(false)
-            load?.resumeProducing()
+        case .resumeDelivery(let wake):
+            wake?.resumeProducing()
         }
     }
 
+    /// Delivery pauses by itself (the drain reads the machine); a flow-controlled handler pauses the
+    /// next time it asks `canAcceptMoreData`.
     func suspendTask() {
-        let suspended: Bool = lock.withLock {
-            guard core.state == .running else { return false }
-            core.state = .suspended
-            return true
-        }
-        if suspended { pipeline?.setPaused(true) }
+        lock.withLock { _ = core.machine.suspend() }
     }
 
     func cancelTask(producingResumeData resumeHandler: UncheckedSendable<(Data?) -> Void>?) {
-        let (didCancel, load): (Bool, ActiveLoad?) = lock.withLock {
-            switch core.phase {
-            case .done:
-                return (false, nil)
-            case .finishing:
-                // The handler ended but the completion is not delivered yet: cancelling still wins,
-                // as long as it was not already cancelled.
-                guard core.state != .canceling else { return (false, nil) }
-                core.state = .canceling
-                core.keepPartialFile = resumeHandler != nil
-                return (true, nil)
-            case .idle, .preparing:
-                core.phase = .finishing
-                core.state = .canceling
-                return (true, nil)
-            case .loading(let load):
-                core.phase = .finishing
-                core.state = .canceling
-                core.keepPartialFile = resumeHandler != nil
-                return (true, load)
-            }
+        let final: @Sendable () -> Void = { [self] in
+            let url = currentRequest?.url ?? initialRequest?.url
+            let cancelled = URLError(.cancelled, url: url, description: "The task was cancelled.")
+            let resumeData = resumeHandler != nil ? makeResumeData() : nil
+            resumeHandler?.value(resumeData)
+            deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled, keepFile: resumeData != nil)
         }
-        guard didCancel, let pipeline else {
-            // Already finishing: cancel changes nothing, but resume data is still owed to the caller.
+        let (action, schedule): (Machine.CancelAction, Bool) = lock.withLock {
+            let action = core.machine.cancel()
+            guard case .cancel = action else { return (action, false) }
+            // Everything not yet delivered is dropped: the cancelled completion comes next.
+            return (action, core.events.replaceAll(withFinal: final, paused: core.machine.isDeliveryPaused))
+        }
+        guard case .cancel(let stop) = action else {
+            // Already cancelled or completed: resume data is still owed to the caller.
             if let resumeHandler, let queue = session?.delegateQueue {
                 queue.addOperation { resumeHandler.value(nil) }
             }
             return
         }
-        load?.stop()
-        let url = lock.withLock { core.currentRequest?.url ?? initialRequest?.url }
-        let cancelled = URLError(.cancelled, url: url, description: "The task was cancelled.")
-        let replaced = pipeline.replaceRemaining { [self] in
-            let resumeData = resumeHandler != nil ? makeResumeData() : nil
-            resumeHandler?.value(resumeData)
-            deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled)
-        }
-        if !replaced, let resumeHandler, let queue = session?.delegateQueue {
-            queue.addOperation { resumeHandler.value(nil) }
-        }
+        stop?.stop()
+        if schedule { scheduleDrain() }
         session?.taskWillComplete(self)
     }
 }

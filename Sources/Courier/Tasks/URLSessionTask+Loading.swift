@@ -59,9 +59,9 @@ extension URLSessionTask {
     /// Asks the delegate for the upload's body stream, then starts loading with it (`redirected`:
     /// see ``startLoad(_:redirected:)``).
     func requestBodyStream(then request: URLRequest, redirected: Bool = false) {
-        guard let session, let pipeline else { return }
+        guard let session else { return }
         let requestBox = UncheckedSendable(request)
-        pipeline.enqueueAwaiting { [self] resume in
+        enqueueAwaiting { [self] resume in
             let proceed: @Sendable (InputStream?) -> Void = { [self] stream in
                 if let stream {
                     var withBody = requestBox.value
@@ -115,91 +115,90 @@ extension URLSessionTask {
         }
         let timeouts = session.timeouts(for: prepared)
         let generation: Int? = lock.withLock {
-            switch core.phase {
-            case .preparing, .loading: break
-            case .idle, .finishing, .done: return nil
-            }
-            core.generation += 1
+            guard let generation = core.machine.loadStarting() else { return nil }
             core.currentRequest = prepared
             core.resumedAtOffset = nil
             core.lastActivity = monotonicNanoseconds()
             core.requestTimeout = timeouts.request
             core.resourceTimeout = timeouts.resource
             core.metrics.loadStarted(request: prepared)
-            return core.generation
+            return generation
         }
         guard let generation else { return }
         let client = TaskProtocolClient(task: self, generation: generation,
                                         configuration: session.handlerConfiguration(for: prepared, cachedResponse: cachedResponse),
                                         cache: session.cache)
         let load = ActiveLoad(instance: handler.makeInstance(task: self, cachedResponse: cachedResponse, client: client),
-                              handler: handler, generation: generation)
-        let started: Bool = lock.withLock {
-            guard core.generation == generation else { return false }
-            switch core.phase {
-            case .preparing, .loading:
-                core.phase = .loading(load)
-                return true
-            case .idle, .finishing, .done:
-                return false
-            }
-        }
-        guard started else { return }
+                              handler: handler)
+        guard lock.withLock({ core.machine.loadStarted(load, generation: generation) }) else { return }
         session.taskDidStartLoading(self)
         // A built-in handler that guards its own state starts on this thread: one thread hop less
         // per load (see ``HandlerCapabilities/concurrentStartStop``).
         load.performDirectlyIfConcurrent { $0.startLoading() }
     }
 
-    /// A handler reported a redirect: stop it, ask the delegate, then follow or stop. A redirect a
-    /// handler with a ``RedirectConfinement`` (a plugin, the http handler) reports, or the delegate's
-    /// answer to it, that leaves the handler's permitted schemes fails the task with `unsupportedURL`
-    /// and is not loaded.
+    /// A handler reported a redirect: ask the delegate, then follow or stop. The load stops now
+    /// unless it can deliver the redirect response should the delegate refuse
+    /// (``HandlerCapabilities/deliversRefusedRedirect``); the state machine keeps it meanwhile. A
+    /// redirect a handler with a ``RedirectConfinement`` (a plugin, the http handler) reports, or the
+    /// delegate's answer to it, that leaves the handler's permitted schemes fails the task with
+    /// `unsupportedURL` and is not loaded.
     func handleRedirect(to request: URLRequest, response: URLResponse, generation: Int) {
-        guard let session, let pipeline else { return }
-        let outcome: (ActiveLoad, Int)? = lock.withLock {
-            guard case .loading(let load) = core.phase, load.generation == generation else { return nil }
-            core.generation += 1
-            core.redirectCount += 1
-            core.phase = .preparing
-            core.metrics.loadFinished(response: response)
-            return (load, core.redirectCount)
+        guard let session else { return }
+        enum Reporting { case stale, forward(URLSessionDownloadTask), current(ActiveLoad) }
+        let reporting: Reporting = lock.withLock {
+            switch core.machine.route(generation) {
+            case .stale: return .stale
+            case .forward(let successor): return .forward(successor)
+            case .current: return core.machine.currentLoad.map(Reporting.current) ?? .stale
+            }
         }
-        guard let (oldLoad, count) = outcome else { return }
-        // A handler that can hand over the redirect response's own body keeps its load until the
-        // delegate decides; any other handler stops now.
-        let canDeliverRefusal = oldLoad.handler.capabilities.contains(.deliversRefusedRedirect)
+        let load: ActiveLoad
+        switch reporting {
+        case .stale:
+            return
+        case .forward(let successor):
+            successor.handleRedirect(to: request, response: response, generation: generation)
+            return
+        case .current(let current):
+            load = current
+        }
         // A plugin's redirects lead only to its own schemes and http(s), whatever the delegate says.
-        let confinement = oldLoad.handler.redirectConfinement
+        let confinement = load.handler.redirectConfinement
         let refusedProposal = confinement?.refusal(of: request.url)
-        if !canDeliverRefusal || count > URLSession.maximumRedirects || refusedProposal != nil { oldLoad.stop() }
-        guard count <= URLSession.maximumRedirects else {
-            complete(error: URLError(.httpTooManyRedirects, url: response.url ?? request.url,
-                                     description: "More than \(URLSession.maximumRedirects) redirects."),
-                     generation: nil)
-            return
+        let canDeliverRefusal = load.handler.capabilities.contains(.deliversRefusedRedirect)
+        enum Outcome { case ignore, fail(URLError), ask(stop: ActiveLoad?) }
+        let outcome: Outcome = lock.withLock {
+            guard core.machine.isCurrent(generation) else { return .ignore }
+            core.redirectCount += 1
+            core.metrics.loadFinished(response: response)
+            if core.redirectCount > URLSession.maximumRedirects {
+                return .fail(URLError(.httpTooManyRedirects, url: response.url ?? request.url,
+                                      description: "More than \(URLSession.maximumRedirects) redirects."))
+            }
+            if let refusedProposal { return .fail(refusedProposal) }
+            guard case .redirect(let stop) = core.machine.redirect(generation: generation, canDeliverRefusal: canDeliverRefusal) else {
+                return .ignore
+            }
+            return .ask(stop: stop)
         }
-        if let refusedProposal {
-            complete(error: refusedProposal, generation: nil)
+        switch outcome {
+        case .ignore:
             return
+        case .fail(let error):
+            // Still the current load: ending the task stops it.
+            complete(error: error, generation: generation)
+            return
+        case .ask(let stop):
+            stop?.stop()
         }
         let boxes = UncheckedSendable((request, response))
-        pipeline.enqueueAwaiting { [self] resume in
+        enqueueAwaiting { [self] resume in
             let proceed: @Sendable (URLRequest?) -> Void = { [self] next in
                 if let next {
-                    if canDeliverRefusal { oldLoad.stop() }
-                    if let refusal = session.resolver.refusal(ofAnswer: next, toProposed: boxes.value.0) ?? confinement?.refusal(of: next.url) {
-                        complete(error: refusal, generation: nil)
-                    } else if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
-                        // The stream was read by the first request: the delegate must give a new one.
-                        requestBodyStream(then: next, redirected: true)
-                    } else {
-                        startLoad(next, redirected: true)
-                    }
-                } else if canDeliverRefusal, reinstate(oldLoad) {
-                    oldLoad.deliverRefusedRedirect()
+                    followRedirect(to: next, proposed: boxes.value.0, confinement: confinement)
                 } else {
-                    finishWithResponse(boxes.value.1)
+                    refuseRedirect(response: boxes.value.1)
                 }
                 resume()
             }
@@ -213,20 +212,39 @@ extension URLSessionTask {
         }
     }
 
-    /// Makes a handler whose redirect was refused the current load again, so its report of the
-    /// redirect response as the final result counts. `false` if the task moved on (cancelled).
-    private func reinstate(_ load: ActiveLoad) -> Bool {
-        lock.withLock {
-            guard case .preparing = core.phase else { return false }
-            core.phase = .loading(load)
-            core.generation = load.generation
-            core.redirectCount -= 1
-            return true
+    /// The delegate answered a redirect with `next`: load it, or fail the task when it may not be
+    /// loaded (the kept load, if any, stops either way).
+    private func followRedirect(to next: URLRequest, proposed: URLRequest, confinement: RedirectConfinement?) {
+        if let refusal = session?.resolver.refusal(ofAnswer: next, toProposed: proposed) ?? confinement?.refusal(of: next.url) {
+            complete(error: refusal, generation: nil)
+            return
+        }
+        guard case .follow(let stop) = lock.withLock({ core.machine.redirectFollowed() }) else { return }
+        stop?.stop()
+        if next.httpBodyStream != nil, !uploadBody.recreatesItsStream {
+            // The stream was read by the first request: the delegate must give a new one.
+            requestBodyStream(then: next, redirected: true)
+        } else {
+            startLoad(next, redirected: true)
         }
     }
 
-    private func finishWithResponse(_ response: URLResponse) {
-        handleResponse(response, generation: nil)
-        complete(error: nil, generation: nil)
+    /// The delegate refused a redirect: its response is the result, delivered by the load the state
+    /// machine kept, or by the task itself. It does not count as a redirect.
+    private func refuseRedirect(response: URLResponse) {
+        let refusal: Machine.RefusalAction = lock.withLock {
+            let refusal = core.machine.redirectRefused()
+            if case .ignore = refusal {} else { core.redirectCount -= 1 }
+            return refusal
+        }
+        switch refusal {
+        case .ignore:
+            return
+        case .deliverRefusal(let load):
+            load.deliverRefusedRedirect()
+        case .finishWithRedirectResponse:
+            handleResponse(response, generation: nil)
+            complete(error: nil, generation: nil)
+        }
     }
 }

@@ -5,26 +5,23 @@ import Foundation
 extension URLSessionTask {
     /// Whether the task is loading, so the monitor should keep watching it.
     var isLoading: Bool {
-        lock.withLock {
-            if case .loading = core.phase { return true }
-            return false
-        }
+        lock.withLock { core.machine.isLoading }
     }
 
     /// Fails the task with `timedOut` if a timeout has passed at `now` (monotonic nanoseconds).
     func checkTimeouts(now: UInt64) {
         let expired: (Int, String)? = lock.withLock {
-            guard core.state == .running, case .loading(let load) = core.phase else { return nil }
-            if core.producerWaiting || core.heldBody != nil {
+            guard let watch = core.machine.timeoutWatch else { return nil }
+            if watch.idleClockStopped {
                 // Courier holds the transfer back (its handler paused for back-pressure, or the
                 // delegate deciding about the response): the idle clock stands still meanwhile.
                 core.lastActivity = max(core.lastActivity, now)
             }
-            if core.requestTimeout > 0, !core.waitingForConnectivity, now > core.lastActivity, now - core.lastActivity > core.requestTimeout {
-                return (load.generation, "The request timed out: nothing arrived for \(Self.seconds(core.requestTimeout)) s.")
+            if core.requestTimeout > 0, watch.idleTimeoutApplies, now > core.lastActivity, now - core.lastActivity > core.requestTimeout {
+                return (watch.generation, "The request timed out: nothing arrived for \(Self.seconds(core.requestTimeout)) s.")
             }
             if core.resourceTimeout > 0, now > core.loadStarted, now - core.loadStarted > core.resourceTimeout {
-                return (load.generation, "The resource timed out after \(Self.seconds(core.resourceTimeout)) s.")
+                return (watch.generation, "The resource timed out after \(Self.seconds(core.resourceTimeout)) s.")
             }
             return nil
         }

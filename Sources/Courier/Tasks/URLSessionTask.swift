@@ -11,14 +11,17 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
     let session: URLSession?
     let identifier: Int
     let initialRequest: URLRequest?
-    let kind: TaskKind
     let completion: TaskCompletion
+    /// Where the body goes: derived from the class (a download task writes a file) and the
+    /// completion (a handler collects it in memory, a delegate gets it chunk by chunk).
+    let bodyDestination: TaskBodyDestination
     let uploadBody: UploadBody
     /// Resume data the task was created from, or the error decoding it gave.
     let resumeSource: Result<DownloadResumeData, URLError>?
     /// Why the task may not run at all (it was created on an invalidated session).
     let creationFailure: URLError?
-    let pipeline: TaskEventPipeline?
+    /// Guards ``core``: the state machine, the event queue and the load's data. Taken once per
+    /// report; nothing is called out while it is held (see `Documentation/Concurrency.md`).
     let lock = Lock()
     var core = TaskCore()
 
@@ -28,37 +31,35 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         session = nil
         identifier = 0
         initialRequest = nil
-        kind = .data
         completion = .delegate
+        bodyDestination = .delegate
         uploadBody = .none
         resumeSource = nil
         creationFailure = nil
-        pipeline = nil
         super.init()
     }
 
-    init(session: URLSession, identifier: Int, request: URLRequest?, kind: TaskKind,
+    init(session: URLSession, identifier: Int, request: URLRequest?,
          completion: TaskCompletion, uploadBody: UploadBody = .none,
          resumeSource: Result<DownloadResumeData, URLError>? = nil, creationFailure: URLError? = nil) {
         self.session = session
         self.identifier = identifier
         self.initialRequest = request
-        self.kind = kind
         self.completion = completion
+        if Self.self is URLSessionDownloadTask.Type {
+            bodyDestination = .file
+        } else if case .data = completion {
+            bodyDestination = .memory
+        } else {
+            bodyDestination = .delegate
+        }
         self.uploadBody = uploadBody
         self.resumeSource = resumeSource
         self.creationFailure = creationFailure
-        let box = WeakTaskBox()
-        self.pipeline = TaskEventPipeline(queue: session.delegateQueue) { pending in
-            box.task?.pipelineDrained(pendingBytes: pending)
-        }
         super.init()
-        box.task = self
         core.currentRequest = request
         if let length = uploadBody.knownLength { core.bytesExpectedToSend = length }
-        var collectsInMemory = false
-        if case .data = completion, kind != .download { collectsInMemory = true }
-        core.bodyLimit = session.environment.responseBodyLimit.limit(collectsInMemory: collectsInMemory)
+        core.bodyLimit = session.environment.responseBodyLimit.limit(collectsInMemory: bodyDestination == .memory)
     }
 
     /// A task is its own copy: copying returns the same object, as Apple documents.
@@ -125,7 +126,7 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
             if let existing = core.progress { return existing }
             let created = Progress(totalUnitCount: max(core.bytesExpectedToReceive, 0))
             created.completedUnitCount = core.bytesReceived
-            if case .done = core.phase { created.totalUnitCount = max(core.bytesReceived, 1); created.completedUnitCount = created.totalUnitCount }
+            if core.machine.isCompleted { created.totalUnitCount = max(core.bytesReceived, 1); created.completedUnitCount = created.totalUnitCount }
             core.progress = created
             return created
         }
@@ -147,7 +148,7 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
     // MARK: - State
 
     /// Where the task is: suspended, running, canceling, completed.
-    open var state: URLSessionTask.State { lock.withLock { core.state } }
+    open var state: URLSessionTask.State { lock.withLock { core.machine.publicState } }
 
     /// The error the task completed with; `nil` while it runs or after success.
     open var error: (any Error)? { lock.withLock { core.error } }
@@ -186,9 +187,4 @@ extension URLSessionTask {
     public static let lowPriority: Float = 0.25
     /// A high priority (0.75).
     public static let highPriority: Float = 0.75
-}
-
-/// A weak reference to a task, for closures the task itself owns.
-final class WeakTaskBox: @unchecked Sendable {
-    weak var task: URLSessionTask?
 }
