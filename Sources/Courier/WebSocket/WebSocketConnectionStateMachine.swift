@@ -55,10 +55,7 @@ struct WebSocketConnectionStateMachine: Sendable {
     /// from the next frame on.
     var maximumMessageSize: Int {
         get { assembler.maximumMessageSize }
-        set {
-            assembler.maximumMessageSize = newValue
-            decoder.maximumPayloadLength = newValue
-        }
+        set { assembler.maximumMessageSize = newValue }
     }
 
     /// How many pings wait for their pong.
@@ -76,6 +73,9 @@ struct WebSocketConnectionStateMachine: Sendable {
         var actions: [WebSocketConnectionAction] = []
         while !isClosed {
             do {
+                // A data frame may carry what the open message has left: one that would take it
+                // over the limit is refused from its header, before its payload is buffered.
+                decoder.maximumPayloadLength = assembler.remainingMessageCapacity
                 guard let frame = try decoder.nextFrame() else { break }
                 try handle(frame, into: &actions)
             } catch {

@@ -9,7 +9,8 @@ import Foundation
 ///   payload is waited for. The first error is sticky: every later call throws it again and the
 ///   buffer is dropped.
 /// - **Bounded.** A data frame longer than `maximumPayloadLength` is refused from its header
-///   (`messageTooBig`, 1009), and a control frame longer than 125 bytes as well, so the decoder
+///   (`messageTooBig`, 1009; the state machine lowers the limit to what a fragmented message has
+///   left), and a control frame longer than 125 bytes as well, so the decoder
 ///   holds at most one frame plus what the caller appended beyond it. A large buffer is released
 ///   once it is empty (an idle connection keeps at most `retainedCapacity` bytes).
 /// - **Lengths.** 7-, 16- and 64-bit lengths are read; a 64-bit length with its top bit set is a
@@ -21,7 +22,7 @@ import Foundation
 struct WebSocketFrameDecoder: Sendable {
     /// Which end the decoder reads for.
     let role: WebSocketRole
-    /// The longest data-frame payload accepted, in bytes.
+    /// The longest data-frame payload accepted, in bytes (control frames have their own 125).
     var maximumPayloadLength: Int
 
     /// The bytes received and not yet decoded start at `start`.
@@ -104,7 +105,7 @@ struct WebSocketFrameDecoder: Sendable {
         default:
             length = UInt64(lengthCode)
         }
-        guard length <= UInt64(max(maximumPayloadLength, 0)) else { throw .messageTooBig(limit: maximumPayloadLength) }
+        if !opcode.isControl, length > UInt64(max(maximumPayloadLength, 0)) { throw .messageTooBig }
         let payloadLength = Int(length)
         let keyOffset = headerLength
         if masked { headerLength += 4 }

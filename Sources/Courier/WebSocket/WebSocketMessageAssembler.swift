@@ -34,6 +34,12 @@ struct WebSocketMessageAssembler: Sendable {
     /// Whether a fragmented message has started and not ended.
     var isAssembling: Bool { partial != nil }
 
+    /// How many more bytes the next data frame may carry: what the open message has left of
+    /// `maximumMessageSize`, or all of it between messages.
+    var remainingMessageCapacity: Int {
+        max(0, maximumMessageSize - (partial?.bytes.count ?? 0))
+    }
+
     /// Takes the next data frame; returns the message it completes, if it completes one.
     ///
     /// - Throws: `continuationWithoutStart`, `newMessageDuringFragmentedMessage`,
@@ -82,7 +88,7 @@ struct WebSocketMessageAssembler: Sendable {
     }
 
     private func checkSize(_ count: Int) throws(WebSocketProtocolError) {
-        guard count <= maximumMessageSize else { throw .messageTooBig(limit: maximumMessageSize) }
+        guard count <= maximumMessageSize else { throw .messageTooBig }
     }
 
     private func message(isText: Bool, bytes: Data, validator: WebSocketUTF8Validator) throws(WebSocketProtocolError) -> WebSocketMessage {

@@ -22,7 +22,7 @@ enum WebSocketProtocolError: Error, Equatable, Sendable {
     /// A text or binary frame while a fragmented message is still open (§5.4).
     case newMessageDuringFragmentedMessage
     /// A message (or a single frame of one) longer than the maximum message size.
-    case messageTooBig(limit: Int)
+    case messageTooBig
     /// A text message whose bytes are not UTF-8 (§8.1), found as early as the bad byte arrives.
     case invalidUTF8
     /// A close frame with exactly one byte of payload: too short for a status code (§5.5.1).
@@ -54,7 +54,7 @@ enum WebSocketProtocolError: Error, Equatable, Sendable {
         case .controlFrameTooLong(let length): return "a control frame announced \(length) bytes of payload (at most 125 are allowed)"
         case .continuationWithoutStart: return "a continuation frame arrived with no fragmented message open"
         case .newMessageDuringFragmentedMessage: return "a new message started before the fragmented one was finished"
-        case .messageTooBig(let limit): return "a message exceeded the maximum message size of \(limit) bytes"
+        case .messageTooBig: return "a message was longer than the maximum message size"
         case .invalidUTF8: return "a text message was not valid UTF-8"
         case .closePayloadTooShort: return "a close frame had a one-byte payload"
         case .invalidCloseCode(let code): return "a close frame carried the status code \(code), which is not allowed on the wire"
