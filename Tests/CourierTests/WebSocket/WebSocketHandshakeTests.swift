@@ -116,6 +116,14 @@ struct WebSocketHandshakeTests {
         #expect(try WebSocketHandshakeValidator.validate(answer, key: Self.key, offeredProtocols: []) == nil)
     }
 
+    @Test func fieldNamesAreMatchedWithoutCase() throws {
+        let answer = try #require(HTTPURLResponse(url: url, statusCode: 101, httpVersion: "HTTP/1.1", headerFields: [
+            "upgrade": "websocket", "CONNECTION": "upgrade", "sec-websocket-accept": "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=",
+            "sec-websocket-protocol": "chat",
+        ]))
+        #expect(try WebSocketHandshakeValidator.validate(answer, key: Self.key, offeredProtocols: ["chat"]) == "chat")
+    }
+
     /// Each bad answer, and the words its error's description must contain.
     private static let badAnswers: [(status: Int, fields: [String: String?], says: String)] = [
         (200, [:], "status 200"),
