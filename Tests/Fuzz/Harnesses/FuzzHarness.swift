@@ -17,6 +17,7 @@ struct FuzzHarness: Sendable {
         FuzzHarness(name: "resume-data", run: ResumeDataHarness.run),
         FuzzHarness(name: "plugin-manifest", run: PluginManifestHarness.run),
         FuzzHarness(name: "known-hosts", run: KnownHostsHarness.run),
+        FuzzHarness(name: "websocket-frames", run: WebSocketFramesHarness.run),
     ]
 
     static func named(_ name: String) -> FuzzHarness? {
