@@ -11,7 +11,8 @@ enum BuiltInHandlers {
     static func row(for scheme: BuiltInScheme) -> SchemeRow {
         switch scheme {
         case .data:
-            SchemeRow(scheme, DataURLProtocol.self, [.read])
+            // Stateless: it starts on the thread that resumes the task, with no queue of its own.
+            SchemeRow(scheme, DataURLProtocol.self, [.read, .concurrentStartStop])
         case .file:
             SchemeRow(scheme, FileURLProtocol.self, [.read, .list, .resume, .flowControl])
         case .http, .https:

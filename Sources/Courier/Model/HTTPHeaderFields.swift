@@ -76,13 +76,13 @@ internal struct HTTPHeaderFields: Sendable {
 
     /// The value stored for `name` (compared case-insensitively), or `nil` if there is none.
     internal func value(for name: String) -> String? {
-        guard let position = position(ofKey: Self.key(for: name)) else { return nil }
+        guard let position = position(ofName: name) else { return nil }
         return fields[position].value
     }
 
     /// Whether a field named `name` (compared case-insensitively) is present.
     internal func contains(_ name: String) -> Bool {
-        position(ofKey: Self.key(for: name)) != nil
+        position(ofName: name) != nil
     }
 
     /// Replaces the value of `name` with `value`; a `nil` value removes the field.
@@ -144,6 +144,24 @@ internal struct HTTPHeaderFields: Sendable {
         // its bytes: comparing lengths first skips nearly every full comparison.
         let length = key.utf8.count
         return keys.firstIndex { $0.utf8.count == length && $0 == key }
+    }
+
+    /// The position of the field named `name`: ``position(ofKey:)`` of `key(for: name)`, without
+    /// making that key. An ASCII name (every valid field name) is compared with the stored keys
+    /// byte by byte, folding its case as it goes; only a name with other bytes is lowercased first.
+    private func position(ofName name: String) -> Int? {
+        if index != nil { return position(ofKey: Self.key(for: name)) }
+        let found: Int?? = name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            let length = bytes.count
+            for byte in bytes where byte >= 0x80 { return position(ofKey: Self.key(for: name)) }
+            return keys.firstIndex { key in
+                key.utf8.count == length && key.utf8.elementsEqual(bytes.lazy.map { byte in
+                    (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                })
+            }
+        }
+        if let found { return found }
+        return position(ofKey: Self.key(for: name))
     }
 
     private mutating func append(_ field: Field, key: String) {

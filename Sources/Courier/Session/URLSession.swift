@@ -27,6 +27,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     private var currentDelegate: (any URLSessionDelegate)?
     var registry = SessionTaskRegistry()
     let timeoutMonitor = TaskTimeoutMonitor()
+    /// Puts the tasks' drains on ``delegateQueue``.
+    let drains: TaskDrainScheduler
 
     /// The session for simple requests: default configuration, no delegate. It cannot be
     /// invalidated.
@@ -38,6 +40,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         let setup = Setup(configuration: configuration, delegateQueue: nil)
         storedConfiguration = setup.configuration
         storedDelegateQueue = setup.delegateQueue
+        drains = TaskDrainScheduler(queue: setup.delegateQueue)
         currentDelegate = nil
         settings = setup.settings
         resolver = setup.resolver
@@ -54,6 +57,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         let setup = Setup(configuration: configuration, delegateQueue: queue)
         storedConfiguration = setup.configuration
         storedDelegateQueue = setup.delegateQueue
+        drains = TaskDrainScheduler(queue: setup.delegateQueue)
         currentDelegate = delegate
         settings = setup.settings
         resolver = setup.resolver
@@ -69,6 +73,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         let setup = Setup(configuration: configuration, delegateQueue: queue)
         storedConfiguration = setup.configuration
         storedDelegateQueue = setup.delegateQueue
+        drains = TaskDrainScheduler(queue: setup.delegateQueue)
         currentDelegate = delegate
         settings = setup.settings
         resolver = setup.resolver

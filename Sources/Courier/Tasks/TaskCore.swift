@@ -30,7 +30,10 @@ enum TaskBodyDestination: Sendable {
 /// Sendable because the instance is only touched on its own queue (`perform`), or directly when
 /// it guards its own state (`start`, `stop`, `resumeProducing`). Which generation its reports carry
 /// is the task's state machine's to know.
-struct ActiveLoad: @unchecked Sendable {
+///
+/// A class, immutable: the state machine's states carry it and are copied whenever the task reads
+/// them, and a copy is then one reference count instead of one per field.
+final class ActiveLoad: @unchecked Sendable {
     let instance: URLProtocol
     /// The handler as one of Courier's own, for the operations ``handler`` declares; `nil` for an app's class.
     let operations: BuiltInURLProtocol?

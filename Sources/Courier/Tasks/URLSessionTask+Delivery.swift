@@ -42,16 +42,18 @@ extension URLSessionTask {
         var bytesPending: Int { task.lock.withLock { task.core.events.pendingBytes } }
     }
 
-    /// Runs the ready steps on the delegate queue, in one operation. Call with no lock held.
+    /// Runs the ready steps on the delegate queue, in one operation (shared with other tasks' drains
+    /// on a serial queue, see ``TaskDrainScheduler``). Call with no lock held.
     func scheduleDrain() {
-        guard let queue = session?.delegateQueue else { return }
-        queue.addOperation { [self] in drainEvents() }
+        guard let session else { return }
+        session.drains.schedule(self, on: session.delegateQueue)
     }
 
     /// The drain: runs steps until none is ready. Each step is taken under the lock and run outside
     /// it. Taking a body chunk may bring the waiting bytes below the low-water mark: the handler
-    /// paused by back-pressure is woken then, before the chunk is delivered.
-    private func drainEvents() {
+    /// paused by back-pressure is woken then, before the chunk is delivered. Runs on the delegate
+    /// queue only (``TaskDrainScheduler``).
+    func drainEvents() {
         enum Next {
             case none
             case run(@Sendable () -> Void, wake: ActiveLoad?)

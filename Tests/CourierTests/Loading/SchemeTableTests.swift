@@ -72,7 +72,7 @@ struct SchemeTableTests {
     private static func expected(for scheme: BuiltInScheme) -> Resolution {
         let streaming: HandlerCapabilities = [.read, .write, .list, .resume, .flowControl]
         switch scheme {
-        case .data: return Resolution(DataURLProtocol.self, [.read])
+        case .data: return Resolution(DataURLProtocol.self, [.read, .concurrentStartStop])
         case .file: return Resolution(FileURLProtocol.self, [.read, .list, .resume, .flowControl])
         case .http, .https:
             return Resolution(HTTPURLProtocol.self, [.read, .write, .resume, .flowControl, .concurrentStartStop,

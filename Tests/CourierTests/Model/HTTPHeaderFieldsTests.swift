@@ -94,6 +94,30 @@ struct HTTPHeaderFieldsTests {
         #expect(HTTPHeaderFields.key(for: "") == "")
     }
 
+    /// `value(for:)` and `contains(_:)` compare a name with the stored keys without lowercasing
+    /// it first: every spelling finds the field, a name of the same length that differs does not,
+    /// and non-ASCII names and collections past the index threshold still go through `key(for:)`.
+    @Test("look-ups compare names case-insensitively without building a key")
+    func lookUpsFoldCaseInPlace() {
+        var fields = HTTPHeaderFields()
+        fields.add("1", for: "X-Trace-Id")
+        fields.add("2", for: "X-Trace-Ix")
+        fields.add("3", for: "Straße")
+        for name in ["x-trace-id", "X-TRACE-ID", "x-TrAcE-iD"] {
+            #expect(fields.value(for: name) == "1", "\(name)")
+            #expect(fields.contains(name), "\(name)")
+        }
+        #expect(fields.value(for: "X-Trace-Iy") == nil)
+        #expect(!fields.contains("X-Trace"))
+        #expect(fields.value(for: "STRASSE") == nil)
+        #expect(fields.value(for: "straße") == "3")
+        #expect(fields.value(for: "STRAßE") == "3")
+        var large = HTTPHeaderFields()
+        for index in 0..<30 { large.add("\(index)", for: "Name-\(index)") }
+        #expect(large.value(for: "NAME-29") == "29")
+        #expect(large.value(for: "name-30") == nil)
+    }
+
     @Test("copies are independent values")
     func valueSemantics() {
         var original = HTTPHeaderFields()

@@ -5,6 +5,12 @@ import Foundation
 /// The response is a `URLResponse` with the URL's media type (default `text/plain`), its `charset`
 /// as `textEncodingName` (default `US-ASCII`) and the decoded length. A malformed URL fails with
 /// `URLError.badURL`.
+///
+/// It keeps no state: `startLoading()` decodes the URL and reports everything at once, and
+/// `stopLoading()` has nothing to stop. Both are therefore safe on any thread at any time, which
+/// its row declares (``HandlerCapabilities/concurrentStartStop``): the task starts it on the thread
+/// that resumes the task, without a queue of its own. The reports still reach the delegate or
+/// completion handler only on the session's delegate queue.
 final class DataURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
 
     override class func canInit(with request: URLRequest) -> Bool {
