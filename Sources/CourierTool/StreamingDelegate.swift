@@ -1,6 +1,5 @@
 import Foundation
 import Courier
-import Synchronization
 
 /// What one load produced: the response (if one arrived), how many body bytes went to the sink, and
 /// the failure (nil when the load succeeded).
@@ -34,7 +33,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     private let sink: any OutputSink
     private let check: ResponseCheck
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(sink: any OutputSink, check: @escaping ResponseCheck) {
         self.sink = sink
