@@ -1,7 +1,6 @@
 import Courier
 import Foundation
 import FoundationNetworking
-import Synchronization
 
 /// One Courier challenge put to a FoundationNetworking delegate, and its answer mapped back.
 ///
@@ -24,13 +23,13 @@ final class BridgeChallenge: NSObject, FoundationNetworking.URLAuthenticationCha
     typealias Completion = @Sendable (Courier.URLSession.AuthChallengeDisposition, Courier.URLCredential?) -> Void
 
     private let courierChallenge: Courier.URLAuthenticationChallenge
-    private let completion: Mutex<Completion?>
+    private let completion: Locked<Completion?>
     private let fallbackURL: URL
 
     init(_ challenge: Courier.URLAuthenticationChallenge, fallbackURL: URL, completion: @escaping Completion) {
         courierChallenge = challenge
         self.fallbackURL = fallbackURL
-        self.completion = Mutex(completion)
+        self.completion = Locked(completion)
     }
 
     /// FoundationNetworking's view of the challenge, with this object as its sender.

@@ -1,7 +1,6 @@
 import Courier
 import Foundation
 import FoundationNetworking
-import Synchronization
 
 /// What ``CourierFoundationBridge/install(configuration:servesFTPS:)`` set up: the Courier session
 /// every bridged load runs on, and the schemes the bridge takes.
@@ -47,7 +46,7 @@ final class BridgeInstallation: Sendable {
         var registered = false
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// The installation in force, nil when the bridge is not installed.
     static var current: BridgeInstallation? {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 internal import CourierPluginABI
 
 /// Exports a ``PluginHandler`` subclass through Courier's C plugin ABI.
@@ -47,10 +46,10 @@ public enum PluginExport {
     }
 
     /// The exported descriptor, built once: the host may call the entry function more than once.
-    private static let exported = Mutex<UncheckedPointer?>(nil)
+    private static let exported = KitLocked<UncheckedPointer?>(nil)
 
     /// The handler class the C functions create instances of. One plugin library exports one.
-    static let handlerType = Mutex<HandlerType?>(nil)
+    static let handlerType = KitLocked<HandlerType?>(nil)
 
     /// The descriptor for the entry function to return: built on the first call, the same pointer
     /// afterwards. Its memory lives as long as the library.

@@ -1,5 +1,5 @@
+import Courier
 import Foundation
-import Synchronization
 
 /// Ctrl-C handling: the first SIGINT stops every running fetch with a `cancelled` failure (so `-o`
 /// temporary files are removed and the tool exits with status 7); a second one exits at once.
@@ -11,7 +11,7 @@ enum Interrupts {
         var source: (any DispatchSourceSignal)?
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// Installs the SIGINT handler. Call once, before any fetch starts.
     static func install() {

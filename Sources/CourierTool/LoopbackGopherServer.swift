@@ -1,5 +1,5 @@
+import Courier
 import Foundation
-import Synchronization
 
 /// The tiny gopher server (RFC 1436) the embedded default run starts inside the tool, on 127.0.0.1
 /// and a port the system picks, for the gopher plugin's checks. One request per connection, as the
@@ -64,7 +64,7 @@ final class LoopbackGopherServer: Sendable {
 
 /// A port number set once, after the listener is bound and before any client learns it.
 private final class PortBox: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     var port: Int {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }

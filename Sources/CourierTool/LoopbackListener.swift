@@ -1,5 +1,5 @@
+import Courier
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +29,7 @@ final class LoopbackListener: Sendable {
     }
 
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let handler: @Sendable (SocketConnection) -> Void
 
     /// Binds, listens and starts the accept thread.

@@ -1,5 +1,5 @@
+import Courier
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -34,7 +34,7 @@ final class CountingSink: OutputSink {
         var sample = Data()
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// How many bytes of the start of the body ``sample`` keeps.
     let keeping: Int
 
@@ -66,7 +66,7 @@ final class AtomicFileSink: OutputSink {
     /// The file the body ends up in.
     let path: String
     private let temporaryPath: String
-    private let handle: Mutex<FileHandle?>
+    private let handle: Locked<FileHandle?>
 
     /// Creates the temporary file (`.NAME.courier-XXXXXX` in the target's directory).
     /// - Throws: ``OutputError`` when the directory is missing or not writable.
@@ -87,7 +87,7 @@ final class AtomicFileSink: OutputSink {
         umask(mask)
         _ = fchmod(fd, 0o666 & ~mask)
         self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        self.handle = Mutex(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        self.handle = Locked(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
     }
 
     func write(_ data: Data) throws {
@@ -139,7 +139,7 @@ final class AtomicFileSink: OutputSink {
 final class AppendingFileSink: OutputSink {
     /// The file the body goes into.
     let path: String
-    private let handle: Mutex<FileHandle?>
+    private let handle: Locked<FileHandle?>
 
     /// Opens (or creates) `path` and cuts it to `offset` bytes.
     /// - Throws: ``OutputError`` when the file cannot be opened or cut.
@@ -152,7 +152,7 @@ final class AppendingFileSink: OutputSink {
             close(fd)
             throw OutputError(operation: .write, path: path, errno: code)
         }
-        handle = Mutex(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        handle = Locked(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
     }
 
     func write(_ data: Data) throws {

@@ -1,5 +1,5 @@
+import Courier
 import Foundation
-import Synchronization
 
 /// The progress meter on standard error: one line, rewritten in place, summing every running
 /// transfer of the run.
@@ -52,7 +52,7 @@ final class ProgressMeter: Sendable {
     /// How often the line is redrawn.
     static let interval: TimeInterval = 0.25
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let started = ContinuousClock.now
     private let write: @Sendable (String) -> Void
 

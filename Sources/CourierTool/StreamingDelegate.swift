@@ -1,6 +1,5 @@
 import Foundation
 import Courier
-import Synchronization
 
 /// What one load produced: the response (if one arrived), how many body bytes went to the sink, and
 /// the failure (nil when the load succeeded).
@@ -57,7 +56,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     private let check: ResponseCheck
     private let policy: TransferPolicy
     private let progress: ProgressMeter.Slot?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(sink: any OutputSink, check: @escaping ResponseCheck, policy: TransferPolicy = TransferPolicy(),
          progress: ProgressMeter.Slot? = nil)

@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 
 /// The classes registered with `URLProtocol.registerClass(_:)`, most recent first.
 final class ProtocolRegistry: Sendable {
     /// The process-wide registry behind `URLProtocol.registerClass(_:)`.
     static let shared = ProtocolRegistry()
 
-    private let classes = Mutex<[ProtocolClassBox]>([])
+    private let classes = Locked<[ProtocolClassBox]>([])
 
     /// Adds `type` at the front; registering a class again moves it to the front.
     func register(_ type: URLProtocol.Type) {

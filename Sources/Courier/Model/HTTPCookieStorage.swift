@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A thread-safe store of HTTP cookies that decides which cookies go with which request.
 ///
@@ -121,7 +120,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Writes the cookie file; `nil` for a storage that lives in memory only.
     private let writer: StoreFileWriter?
@@ -130,12 +129,12 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     static let defaultWriteDelay: TimeInterval = 0.5
 
     private static let sharedStorage = HTTPCookieStorage(fileURL: CourierDataDirectory.cookiesFile)
-    private static let groupStorages = Mutex<[String: HTTPCookieStorage]>([:])
+    private static let groupStorages = Locked<[String: HTTPCookieStorage]>([:])
 
     /// Creates an empty, private cookie store that lives in memory only (used by ephemeral
     /// sessions).
     override init() {
-        state = Mutex(State(loaded: true))
+        state = Locked(State(loaded: true))
         writer = nil
         super.init()
     }
@@ -150,7 +149,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
     ///   - fileURL: The cookie file.
     ///   - writeDelay: The coalescing delay before a change is written, in seconds.
     init(fileURL: URL, writeDelay: TimeInterval = HTTPCookieStorage.defaultWriteDelay) {
-        state = Mutex(State(loaded: false))
+        state = Locked(State(loaded: false))
         writer = StoreFileWriter(file: StoreFile(url: fileURL, ownerOnly: false), delay: writeDelay)
         super.init()
     }

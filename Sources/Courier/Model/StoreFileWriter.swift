@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Writes a persistent store's file on a background queue, coalescing bursts of changes.
 ///
@@ -24,7 +23,7 @@ final class StoreFileWriter: Sendable {
     typealias Snapshot = @Sendable () -> Data?
 
     private let queue = DispatchQueue(label: "Courier.StoreFileWriter", qos: .utility)
-    private let pending = Mutex<Snapshot?>(nil)
+    private let pending = Locked<Snapshot?>(nil)
 
     /// Creates a writer for `file`.
     ///

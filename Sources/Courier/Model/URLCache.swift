@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A thread-safe cache of responses to `GET` requests, kept in memory and, optionally, on disk.
 ///
@@ -39,10 +38,10 @@ open class URLCache: NSObject, @unchecked Sendable {
         var clock: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let diskStore: URLCacheDiskStore
 
-    private static let sharedCache = Mutex<URLCache?>(nil)
+    private static let sharedCache = Locked<URLCache?>(nil)
 
     /// The cache used by the shared session and by default session configurations.
     ///
@@ -75,7 +74,7 @@ open class URLCache: NSObject, @unchecked Sendable {
     ///     directory (`$XDG_CACHE_HOME` or `~/.cache`). With `nil`, a directory named after the
     ///     program under the user's cache directory is used.
     public init(memoryCapacity: Int, diskCapacity: Int, diskPath path: String?) {
-        state = Mutex(State(memoryCapacity: max(0, memoryCapacity)))
+        state = Locked(State(memoryCapacity: max(0, memoryCapacity)))
         diskStore = URLCacheDiskStore(directory: Self.diskDirectory(for: path), capacity: diskCapacity)
         super.init()
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -47,7 +46,7 @@ final class URLCacheDiskStore: Sendable {
 
     /// The directory holding the entries.
     let directory: URL
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private static let fileExtension = "cache"
     private static let magic: [UInt8] = Array("CRCACHE1".utf8)
@@ -55,7 +54,7 @@ final class URLCacheDiskStore: Sendable {
     /// Creates a store for `directory` (not touched until first use) with a byte capacity.
     init(directory: URL, capacity: Int) {
         self.directory = directory
-        state = Mutex(State(capacity: max(0, capacity)))
+        state = Locked(State(capacity: max(0, capacity)))
     }
 
     /// The byte capacity; lowering it evicts entries at once.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A thread-safe store of credentials, grouped by protection space and keyed by user.
 ///
@@ -20,7 +19,7 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable {
         var loaded: Bool
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Writes the credentials file; `nil` for a storage that lives in memory only.
     private let writer: StoreFileWriter?
@@ -42,7 +41,7 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable {
 
     /// Creates an empty credential storage that lives in memory only.
     override public init() {
-        state = Mutex(State(loaded: true))
+        state = Locked(State(loaded: true))
         writer = nil
         super.init()
     }
@@ -54,7 +53,7 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable {
     ///
     /// - Parameter fileURL: The credentials file.
     init(fileURL: URL) {
-        state = Mutex(State(loaded: false))
+        state = Locked(State(loaded: false))
         writer = StoreFileWriter(file: StoreFile(url: fileURL, ownerOnly: true),
                                  delay: HTTPCookieStorage.defaultWriteDelay)
         super.init()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Timing and transfer statistics for a whole task: its lifetime, its redirects, and one
 /// `URLSessionTaskTransactionMetrics` per request/response exchange.
@@ -15,7 +14,7 @@ open class URLSessionTaskMetrics: NSObject, @unchecked Sendable {
         var redirectCount: Int = 0
     }
 
-    private let state: Mutex<Values>
+    private let state: Locked<Values>
 
     /// Creates metrics with the given values (used by the task engine).
     ///
@@ -27,7 +26,7 @@ open class URLSessionTaskMetrics: NSObject, @unchecked Sendable {
     init(transactionMetrics: [URLSessionTaskTransactionMetrics] = [],
          taskInterval: DateInterval = DateInterval(start: Date(), duration: 0),
          redirectCount: Int = 0) {
-        state = Mutex(Values(transactionMetrics: transactionMetrics, taskInterval: taskInterval, redirectCount: redirectCount))
+        state = Locked(Values(transactionMetrics: transactionMetrics, taskInterval: taskInterval, redirectCount: redirectCount))
         super.init()
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Timing and size statistics for one request/response exchange of a task.
 ///
@@ -46,7 +45,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable {
         var domainResolutionProtocol: URLSessionTaskMetrics.DomainResolutionProtocol = .unknown
     }
 
-    private let state: Mutex<Values>
+    private let state: Locked<Values>
 
     /// The request of this exchange, as sent.
     public let request: URLRequest
@@ -58,7 +57,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable {
     ///   - values: The recorded values.
     init(request: URLRequest, values: Values) {
         self.request = request
-        state = Mutex(values)
+        state = Locked(values)
         super.init()
     }
 
@@ -133,7 +132,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable {
         values.isMultipath = isMultipath
         values.resourceFetchType = resourceFetchType
         values.domainResolutionProtocol = domainResolutionProtocol
-        state = Mutex(values)
+        state = Locked(values)
         super.init()
     }
 

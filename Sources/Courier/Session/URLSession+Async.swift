@@ -50,7 +50,7 @@ extension URLSession {
                                         make: (@escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> T) async throws -> (Data, URLResponse) {
         let holder = AsyncTaskHolder()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+            try await withHandoffContinuation { (continuation: HandoffContinuation<(Data, URLResponse)>) in
                 let task = make { data, response, error in
                     if let error {
                         continuation.resume(throwing: error)
@@ -72,7 +72,7 @@ extension URLSession {
                              make: (@escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void) -> URLSessionDownloadTask) async throws -> (URL, URLResponse) {
         let holder = AsyncTaskHolder()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(URL, URLResponse), any Error>) in
+            try await withHandoffContinuation { (continuation: HandoffContinuation<(URL, URLResponse)>) in
                 let task = make { location, response, error in
                     if let error {
                         continuation.resume(throwing: error)

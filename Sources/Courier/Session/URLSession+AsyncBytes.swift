@@ -80,13 +80,13 @@ final class AsyncBytesBuffer: @unchecked Sendable {
     private var buffered = 0
     private var outcome: Result<Void, any Error>?
     private var response: URLResponse?
-    private var responseWaiter: CheckedContinuation<URLResponse, any Error>?
-    private var chunkWaiter: CheckedContinuation<Data?, any Error>?
+    private var responseWaiter: HandoffContinuation<URLResponse>?
+    private var chunkWaiter: HandoffContinuation<Data?>?
     private var pausedTask = false
     weak var task: URLSessionDataTask?
 
     func waitForResponse() async throws -> URLResponse {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withHandoffContinuation { continuation in
             let ready: Result<URLResponse, any Error>? = lock.withLock {
                 if let response { return .success(response) }
                 if case .failure(let error)? = outcome { return .failure(error) }
@@ -101,7 +101,7 @@ final class AsyncBytesBuffer: @unchecked Sendable {
     func nextChunk() async throws -> Data? {
         let task = self.task
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withHandoffContinuation { continuation in
                 let ready: Result<Data?, any Error>? = lock.withLock {
                     if !chunks.isEmpty {
                         let chunk = chunks.removeFirst()
@@ -134,7 +134,7 @@ final class AsyncBytesBuffer: @unchecked Sendable {
     }
 
     func received(_ response: URLResponse) {
-        let waiter: CheckedContinuation<URLResponse, any Error>? = lock.withLock {
+        let waiter: HandoffContinuation<URLResponse>? = lock.withLock {
             self.response = response
             defer { responseWaiter = nil }
             return responseWaiter
@@ -143,7 +143,7 @@ final class AsyncBytesBuffer: @unchecked Sendable {
     }
 
     func received(_ data: Data) {
-        let (waiter, pause): (CheckedContinuation<Data?, any Error>?, Bool) = lock.withLock {
+        let (waiter, pause): (HandoffContinuation<Data?>?, Bool) = lock.withLock {
             if let waiter = chunkWaiter {
                 chunkWaiter = nil
                 return (waiter, false)

@@ -9,8 +9,9 @@ import Darwin
 
 /// A small mutual-exclusion lock for state held in `@unchecked Sendable` classes.
 ///
-/// Unlike `Synchronization.Mutex`, the protected state lives in the owning class, so reading a
-/// non-`Sendable` reference (a protocol instance, a stream) out of it needs no transfer dance.
+/// Unlike `Locked`, the protected state lives in the owning class, so reading a non-`Sendable`
+/// reference (a protocol instance, a stream) out of it needs no transfer dance. State that is
+/// `Sendable` belongs in a `Locked` instead, which is built on this lock.
 final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -32,6 +33,20 @@ final class Lock: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
+    }
+
+    /// Takes the lock, waiting for it. Every `lock()` is paired with an `unlock()` on the same
+    /// thread; prefer `withLock`, which cannot forget it (`Locked` needs the pair to hand `sending`
+    /// values through).
+    @inline(__always)
+    func lock() {
+        pthread_mutex_lock(mutex)
+    }
+
+    /// Releases the lock taken by `lock()` on this thread.
+    @inline(__always)
+    func unlock() {
+        pthread_mutex_unlock(mutex)
     }
 
     /// Runs `body` while holding the lock if it is free now; `nil` (without running `body`) when

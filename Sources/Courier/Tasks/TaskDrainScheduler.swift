@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Puts the drains of a session's tasks (`URLSessionTask.drainEvents`) on its delegate queue, so
 /// that every delegate call and completion handler runs in an operation of that queue.
@@ -20,7 +19,7 @@ final class TaskDrainScheduler: Sendable {
     /// The session's own delegate queue: the only queue whose drains are batched (a subclass that
     /// answers another queue from `delegateQueue` gets an operation per drain).
     private let queue: OperationQueue
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         /// Tasks waiting for the queued batch, in the order they became ready.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 internal import CourierPluginABI
 
 /// The one `courier_client` table Courier gives every plugin handler, and the registry that maps
@@ -13,7 +12,7 @@ final class PluginClientTable: Sendable {
     static let shared = PluginClientTable()
 
     private let table: UncheckedSendable<UnsafeMutablePointer<courier_client>>
-    private let connections = Mutex<(next: UInt, byToken: [UInt: PluginConnection])>((1, [:]))
+    private let connections = Locked<(next: UInt, byToken: [UInt: PluginConnection])>((1, [:]))
 
     private init() {
         let table = UnsafeMutablePointer<courier_client>.allocate(capacity: 1)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 internal import CourierPluginABI
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +23,7 @@ final class PluginLibrary: Sendable {
         case open(PluginHandlerFunctions)
         case failed(PluginLoadError)
     }
-    private let state = Mutex<State>(.closed)
+    private let state = Locked<State>(.closed)
 
     init(manifest: PluginManifest, manifestURL: URL, libraryURL: URL, identity: PluginFileChecks.Identity) {
         self.manifest = manifest

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The plugins of the process: which library serves which scheme, and every refusal so far.
 ///
@@ -23,7 +22,7 @@ final class PluginLoader: Sendable {
         /// Every refusal, in the order found.
         var failures: [PluginLoadError] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 
