@@ -66,18 +66,27 @@ final class TCPTestServer: @unchecked Sendable {
     var cuts: Int { state.current.cuts }
 
     /// Closes the listener and every connection.
+    ///
+    /// The shutdowns happen under the state's lock, and every close of a tracked socket (and of the
+    /// listener) happens under it too, after the socket is forgotten: so a descriptor number this
+    /// server closed, which the system may since have given to another test's socket, is never shut
+    /// down here.
     func stop() {
-        // Only the first call touches the listener: the accept loop closes it after a stop, and its
-        // descriptor number may by then belong to another test's socket.
-        let sockets: [Int32]? = state.withLock { current in
-            if current.stopped { return nil }
+        state.withLock { current in
+            if current.stopped { return }
             current.stopped = true
-            defer { current.sockets = [] }
-            return current.sockets
+            for fd in current.sockets { shutdown(fd, Int32(SHUT_RDWR)) }
+            current.sockets = []
+            shutdown(listener, Int32(SHUT_RDWR))
         }
-        guard let sockets else { return }
-        for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
-        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    /// Closes a connection's socket and forgets it, under the lock ``stop()`` shuts sockets down with.
+    private func closeTracked(_ fd: Int32) {
+        state.withLock { current in
+            current.sockets.removeAll { $0 == fd }
+            close(fd)
+        }
     }
 
     private var stopped: Bool { state.current.stopped }
@@ -109,7 +118,7 @@ final class TCPTestServer: @unchecked Sendable {
             let thread = Thread { [self] in serve(client) }
             thread.start()
         }
-        close(listener)
+        state.withLock { _ in close(listener) }
     }
 
     private func serve(_ client: Int32) {
@@ -117,7 +126,7 @@ final class TCPTestServer: @unchecked Sendable {
         case .greet(let bytes):
             _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             shutdown(client, Int32(SHUT_RDWR))
-            close(client)
+            closeTracked(client)
         case .silent:
             Self.setTimeout(client)
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -125,7 +134,7 @@ final class TCPTestServer: @unchecked Sendable {
                 let count = recv(client, &buffer, buffer.count, 0)
                 if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { break }
             }
-            close(client)
+            closeTracked(client)
         case .proxy(let port, let cutAfter, let direction):
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
