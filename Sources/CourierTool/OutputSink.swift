@@ -66,7 +66,7 @@ final class AtomicFileSink: OutputSink {
     /// The file the body ends up in.
     let path: String
     private let temporaryPath: String
-    private let handle: Locked<FileHandle?>
+    private let handle: OpenOutputFile
 
     /// Creates the temporary file (`.NAME.courier-XXXXXX` in the target's directory).
     /// - Throws: ``OutputError`` when the directory is missing or not writable.
@@ -87,25 +87,15 @@ final class AtomicFileSink: OutputSink {
         umask(mask)
         _ = fchmod(fd, 0o666 & ~mask)
         self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        self.handle = Locked(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        self.handle = OpenOutputFile(fd)
     }
 
     func write(_ data: Data) throws {
-        try handle.withLock { handle in
-            guard let handle else { throw OutputError(operation: .write, path: path, errno: EBADF) }
-            do {
-                try handle.write(contentsOf: data)
-            } catch {
-                throw OutputError(operation: .write, path: path, underlying: error)
-            }
-        }
+        try handle.write(data, path: path)
     }
 
     func finish() throws {
-        let closing = handle.withLock { handle -> FileHandle? in
-            defer { handle = nil }
-            return handle
-        }
+        let closing = handle.take()
         guard let closing else { return }
         do {
             try closing.close()
@@ -121,10 +111,7 @@ final class AtomicFileSink: OutputSink {
     }
 
     func abort() {
-        let closing = handle.withLock { handle -> FileHandle? in
-            defer { handle = nil }
-            return handle
-        }
+        let closing = handle.take()
         guard let closing else { return }
         try? closing.close()
         unlink(temporaryPath)
@@ -139,7 +126,7 @@ final class AtomicFileSink: OutputSink {
 final class AppendingFileSink: OutputSink {
     /// The file the body goes into.
     let path: String
-    private let handle: Locked<FileHandle?>
+    private let handle: OpenOutputFile
 
     /// Opens (or creates) `path` and cuts it to `offset` bytes.
     /// - Throws: ``OutputError`` when the file cannot be opened or cut.
@@ -152,25 +139,15 @@ final class AppendingFileSink: OutputSink {
             close(fd)
             throw OutputError(operation: .write, path: path, errno: code)
         }
-        handle = Locked(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        handle = OpenOutputFile(fd)
     }
 
     func write(_ data: Data) throws {
-        try handle.withLock { handle in
-            guard let handle else { throw OutputError(operation: .write, path: path, errno: EBADF) }
-            do {
-                try handle.write(contentsOf: data)
-            } catch {
-                throw OutputError(operation: .write, path: path, underlying: error)
-            }
-        }
+        try handle.write(data, path: path)
     }
 
     func finish() throws {
-        let closing = handle.withLock { handle -> FileHandle? in
-            defer { handle = nil }
-            return handle
-        }
+        let closing = handle.take()
         do {
             try closing?.close()
         } catch {
