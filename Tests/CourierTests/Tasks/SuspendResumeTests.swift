@@ -67,14 +67,20 @@ struct SuspendResumeTests {
         let content = TestFiles.bytes(count: 20 * 1024 * 1024, seed: 51)
         let file = try TestFiles.make(content)
         defer { TestFiles.remove(file) }
+        // `claimed`: the first callback takes the suspension; `suspendedOnce`: it has suspended the
+        // task (set only after `suspend()` returned, so the test never looks too early).
+        let claimed = Locked(false)
         let suspendedOnce = Locked(false)
         var hooks = EventDelegate.Hooks()
         hooks.data = { task, _ in
-            let first = suspendedOnce.withLock { done -> Bool in
+            let first = claimed.withLock { done -> Bool in
                 defer { done = true }
                 return !done
             }
-            if first { task.suspend() }
+            if first {
+                task.suspend()
+                suspendedOnce.withLock { $0 = true }
+            }
         }
         let delegate = EventDelegate(hooks)
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
@@ -102,14 +108,20 @@ struct SuspendResumeTests {
         let content = TestFiles.bytes(count: 20 * 1024 * 1024, seed: 52)
         let file = try TestFiles.make(content)
         defer { TestFiles.remove(file) }
+        // `claimed`: the first callback takes the suspension; `suspendedOnce`: it has suspended the
+        // task (set only after `suspend()` returned, so the test never looks too early).
+        let claimed = Locked(false)
         let suspendedOnce = Locked(false)
         var hooks = EventDelegate.Hooks()
         hooks.wrote = { task, _, _, _ in
-            let first = suspendedOnce.withLock { done -> Bool in
+            let first = claimed.withLock { done -> Bool in
                 defer { done = true }
                 return !done
             }
-            if first { task.suspend() }
+            if first {
+                task.suspend()
+                suspendedOnce.withLock { $0 = true }
+            }
         }
         let delegate = EventDelegate(hooks)
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
