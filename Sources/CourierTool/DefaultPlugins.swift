@@ -42,10 +42,13 @@ enum DefaultPlugins {
     private static let sourceRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `plugin`'s manifest: in the package around the build products directory `products` (the
+    /// `plugin`'s manifest: beside the library as `<scheme>.json` (a release folder made by
+    /// `scripts/release`), in the package around the build products directory `products` (the
     /// products sit a few levels below the package root, under `.build`), else in the source tree
-    /// this tool was built from; nil when neither has it.
+    /// this tool was built from; nil when none has it.
     static func manifest(for plugin: Plugin, near products: URL) -> URL? {
+        let beside = products.appendingPathComponent(plugin.manifestName)
+        if FileManager.default.isReadableFile(atPath: beside.path) { return beside }
         var roots: [URL] = []
         var current = products.standardizedFileURL
         for _ in 0..<6 {

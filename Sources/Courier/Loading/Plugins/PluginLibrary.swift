@@ -87,6 +87,9 @@ final class PluginLibrary: Sendable {
         guard PluginFileChecks.looksLikeSharedLibrary(libraryURL) else {
             return fail(.notASharedLibrary("the file is not an ELF shared object"))
         }
+        if let problem = PluginSwiftRuntimeCheck.problem(with: libraryURL) {
+            return fail(.cannotOpenLibrary(problem))
+        }
         // RTLD_LOCAL: each plugin's symbols stay its own, so two plugins that link the same static
         // code (two Swift plugins with the plugin kit) do not bind to each other's copies.
         _ = dlerror()

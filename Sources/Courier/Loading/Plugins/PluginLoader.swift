@@ -101,6 +101,9 @@ final class PluginLoader: Sendable {
         guard PluginFileChecks.looksLikeSharedLibrary(libraryURL) else {
             return refuse(libraryURL, .notASharedLibrary("the file is not an ELF shared object"))
         }
+        if let problem = PluginSwiftRuntimeCheck.problem(with: libraryURL) {
+            return refuse(libraryURL, .cannotOpenLibrary(problem))
+        }
         let candidate = PluginLibrary(manifest: manifest, manifestURL: manifestURL, libraryURL: libraryURL, identity: identity)
         let registered: Result<PluginLibrary, PluginLoadError> = state.withLock { state in
             if let existing = state.libraries.first(where: { $0.identity == identity }) {
