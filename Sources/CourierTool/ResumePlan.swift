@@ -7,10 +7,11 @@ import Courier
 /// Over http(s) the request carries `Range: bytes=OFFSET-` and the body is appended to the file
 /// from OFFSET (the file is cut to OFFSET first): a `206` continues it; a `416`, or a `200` whose
 /// length is the offset, means the file is complete already; any other `200` fails, as curl does,
-/// rather than append a whole body to the part. Other schemes cannot resume at an arbitrary
-/// offset through Courier's public API (its ftp and sftp resumes need the resume data of an
-/// earlier download task, which a partial file from elsewhere does not have), so `-C` with an
-/// offset above zero fails there with a clear message.
+/// rather than append a whole body to the part. Over ftp, ftps and sftp the same header asks
+/// Courier's handlers to start at OFFSET (`REST` over FTP, a seek over SFTP), without checking the
+/// file is unchanged, as curl's `-C` does; a start past the end of the file fails. Other schemes
+/// cannot resume at an arbitrary offset, so `-C` with an offset above zero fails there with a clear
+/// message.
 enum ResumePlan {
     /// What `-C` asks for.
     enum Start: Sendable, Equatable {
@@ -44,7 +45,7 @@ enum ResumePlan {
 
     /// Whether `url`'s scheme resumes through a `Range` header.
     static func resumesWithRange(_ url: URL) -> Bool {
-        ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+        ["http", "https", "ftp", "ftps", "sftp"].contains(url.scheme?.lowercased() ?? "")
     }
 
     /// What to do with `response` to a request resumed at `offset`.

@@ -81,7 +81,7 @@ struct TransferRunner: Sendable {
             if offset > 0 {
                 guard ResumePlan.resumesWithRange(url) else {
                     return Attempt(outcome: FetchOutcome(failure: ToolFailure(
-                        .unsupportedURL, "-C: cannot resume \(url.scheme ?? "this") URLs at an offset (only http and https)",
+                        .unsupportedURL, "-C: cannot resume \(url.scheme ?? "this") URLs at an offset (only http, https, ftp, ftps and sftp)",
                         url: url, exit: .badURL)))
                 }
                 request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")

@@ -60,19 +60,46 @@ struct CurlSchemeOptionTests {
         #expect(run.stdout == FTPTestServer.Files.helloContents)
     }
 
-    @Test func continueAtOverFTPSaysItCannotResume() async throws {
+    @Test func continueAtOverFTPFetchesOnlyTheRest() async throws {
         let ftp = try await FTPTestServer.shared()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.file("part.bin")
-        try Data("Hello".utf8).write(to: file)
+        // The part on disk is not the file's start: what follows it proves only the rest was fetched.
+        try Data("XXXXX".utf8).write(to: file)
         let run = try await CourierBinary.run(["-C", "-", "-o", file.path, ftp.url(FTPTestServer.Files.hello).absoluteString])
-        #expect(run.status == ToolExit.badURL.rawValue)
-        #expect(run.stderr.contains("cannot resume ftp URLs"), "\(run.stderr)")
-        #expect(try Data(contentsOf: file) == Data("Hello".utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Data(contentsOf: file) == Data("XXXXX".utf8) + FTPTestServer.Files.helloContents.dropFirst(5))
     }
 
-    // MARK: sftp: -k, -u, -T
+    @Test func continueAtPastTheEndOfAnFTPFileFails() async throws {
+        let ftp = try await FTPTestServer.shared()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("part.bin")
+        let tooLong = Data(repeating: 0x41, count: FTPTestServer.Files.helloContents.count + 1)
+        try tooLong.write(to: file)
+        let run = try await CourierBinary.run(["-C", "-", "-o", file.path, ftp.url(FTPTestServer.Files.hello).absoluteString])
+        #expect(run.status == ToolExit.badURL.rawValue, "\(run.stderr)")
+        #expect(run.stderr.contains("past the end of the file"), "\(run.stderr)")
+        #expect(try Data(contentsOf: file) == tooLong)
+    }
+
+    // MARK: sftp: -k, -u, -T, -C
+
+    @Test(.enabled(if: getuid() == 0, "sshd with password logins needs root"))
+    func continueAtOverSFTPFetchesOnlyTheRest() async throws {
+        let ssh = try await SSHServer.shared()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("part.bin")
+        try Data("XXXXX".utf8).write(to: file)
+        let run = try await CourierBinary.run(["-k", "-u", "\(SSHServer.user):\(ssh.password)", "-C", "-", "-o", file.path,
+                                               ssh.url(SSHServer.Files.hello).absoluteString],
+                                              environment: ["HOME": directory.url.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Data(contentsOf: file) == Data("XXXXX".utf8) + SSHServer.Files.helloContents.dropFirst(5))
+    }
 
     @Test(.enabled(if: getuid() == 0, "sshd with password logins needs root"))
     func sftpUploadWithInsecureHostKeyAndLogin() async throws {

@@ -16,7 +16,9 @@ enum FTPOperation: Equatable {
     static func initial(for request: URLRequest, serverLacksMLSD: Bool) -> FTPOperation {
         if request.httpBody != nil || request.httpBodyStream != nil { return .upload }
         if isDirectory(request.url) { return .list(machineReadable: !serverLacksMLSD) }
+        // A resume (from resume data, or from a `Range: bytes=N-` header) first looks at the file.
         if ResumeRequest.parameters(of: request) != nil { return .probe }
+        if case .success = RangeStartOffset.of(request) { return .probe }
         return .download(offset: 0)
     }
 

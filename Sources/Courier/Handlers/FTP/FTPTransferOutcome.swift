@@ -17,6 +17,9 @@ enum FTPTransferOutcome {
     case finishUpload
     /// The server has no `MLSD`: remember that, and list with `LIST`.
     case listWithoutMLSD
+    /// The probe of a download from a `Range: bytes=N-` header ended and the file is at least `N`
+    /// bytes long (or says no size): download from `N`, without checking the file is unchanged.
+    case downloadFromRangeStart(Int64)
     /// The server could not continue the download where the resume data says (the file shrank, or
     /// it cannot seek): download from byte zero.
     case downloadFromStart
@@ -52,6 +55,8 @@ enum FTPTransferOutcome {
         var remoteModificationTime: Int64? = nil
         /// The offset and validator the request asks to resume from (``ResumeRequest``).
         var resume: (offset: Int64, validator: String?)? = nil
+        /// The start offset of the request's `Range: bytes=N-` header (``RangeStartOffset``).
+        var rangeStart: Int64? = nil
     }
 
     /// The outcome. A transfer that succeeded ends its operation (a probe leads to the download).
@@ -63,6 +68,12 @@ enum FTPTransferOutcome {
         if result == CURLE_OK {
             switch facts.operation {
             case .probe:
+                if let start = facts.rangeStart {
+                    if let size = facts.remoteSize, start > size {
+                        return .fail(RangeStartOffset.pastTheEnd(start, size: size, url: facts.url))
+                    }
+                    return .downloadFromRangeStart(start)
+                }
                 let current = FTPResumeValidator.make(size: facts.remoteSize, modificationTime: facts.remoteModificationTime)
                 if let resume = facts.resume, let current, resume.validator == current,
                    let size = facts.remoteSize, resume.offset <= size {
@@ -78,7 +89,7 @@ enum FTPTransferOutcome {
            (500...504).contains(facts.replyCode), result != CURLE_LOGIN_DENIED {
             return .listWithoutMLSD
         }
-        if result == CURLE_BAD_DOWNLOAD_RESUME || result == CURLE_FTP_COULDNT_USE_REST,
+        if result == CURLE_BAD_DOWNLOAD_RESUME || result == CURLE_FTP_COULDNT_USE_REST, facts.rangeStart == nil,
            case .download(let offset) = facts.operation, offset > 0, !facts.responseDelivered {
             return .downloadFromStart
         }

@@ -62,7 +62,12 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
             self.login = login
             acceptedServer = accepted
         }
-        start(FTPOperation.initial(for: request, serverLacksMLSD: lacksMLSD), expecting: .idle)
+        let operation = FTPOperation.initial(for: request, serverLacksMLSD: lacksMLSD)
+        if case .failure(let error) = RangeStartOffset.of(request), case .download = operation {
+            load.fail(error, for: self, from: .idle)
+            return
+        }
+        start(operation, expecting: .idle)
     }
 
     override func stopLoading() {
@@ -138,7 +143,8 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
             replyCode: transfer.info(long: CURLINFO_RESPONSE_CODE) ?? 0, reply: transfer.lastServerReply,
             errorDetail: transfer.errorDetail, serverTrustAccepted: accepted,
             remoteSize: transfer.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T).flatMap { $0 >= 0 ? $0 : nil },
-            remoteModificationTime: transfer.info(offset: CURLINFO_FILETIME_T), resume: ResumeRequest.parameters(of: request))
+            remoteModificationTime: transfer.info(offset: CURLINFO_FILETIME_T), resume: ResumeRequest.parameters(of: request),
+            rangeStart: RangeStartOffset.of(request).flatMap { try? $0.get() })
         carryOut(FTPTransferOutcome.decide(facts), operation: operation, transfer: transfer, delivered: ended.responseDelivered)
     }
 
@@ -165,6 +171,9 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         case .downloadFromStart:
             lock.withLock { confirmedResume = nil }
             start(.download(offset: 0), expecting: .deciding)
+        case .downloadFromRangeStart(let offset):
+            lock.withLock { confirmedResume = nil }
+            start(.download(offset: offset), expecting: .deciding)
         case .loginChallenge(let error):
             presentLoginChallenge(error: error, operation: operation)
         case .serverTrustChallenge(let error):

@@ -25,9 +25,13 @@ final class SFTPDownload: SFTPJob, @unchecked Sendable {
     /// The last read would have blocked: it must be repeated before the handle can be closed.
     private var readPending = false
     private let resume: (offset: Int64, validator: String?)?
+    /// The start offset of the request's `Range: bytes=N-` header (``RangeStartOffset``).
+    private let rangeStart: Int64?
 
-    init(url: URL, path: String, key: SSHConnectionKey, handler: SFTPURLProtocol, resume: (offset: Int64, validator: String?)?) {
+    init(url: URL, path: String, key: SSHConnectionKey, handler: SFTPURLProtocol, resume: (offset: Int64, validator: String?)?,
+         rangeStart: Int64? = nil) {
         self.resume = resume
+        self.rangeStart = rangeStart
         super.init(url: url, path: path, key: key, handler: handler)
     }
 
@@ -85,7 +89,16 @@ final class SFTPDownload: SFTPJob, @unchecked Sendable {
         let size: Int64? = flags & LIBSSH2_SFTP_ATTR_SIZE != 0 ? Int64(clamping: attributes.filesize) : nil
         let modified: UInt? = flags & LIBSSH2_SFTP_ATTR_ACMODTIME != 0 ? attributes.mtime : nil
         let reporter = self.reporter
-        if let size, let modified {
+        var expectedLength = size
+        if let start = rangeStart {
+            if let size, start > size {
+                fail(RangeStartOffset.pastTheEnd(start, size: size, url: url))
+                phase = .close
+                return .progressed
+            }
+            libssh2_sftp_seek64(handle, UInt64(start))
+            expectedLength = size.map { $0 - start }
+        } else if let size, let modified {
             let validator = "sftp:\(size)-\(modified)"
             reporter?.jobSetResumeValidator(validator)
             if let resume, resume.validator == validator, resume.offset <= size {
@@ -94,7 +107,7 @@ final class SFTPDownload: SFTPJob, @unchecked Sendable {
             }
         }
         let mimeType = MIMETypeTable.mimeType(forPathExtension: url.pathExtension)
-        let response = URLResponse(url: url, mimeType: mimeType, expectedContentLength: size.map { Int($0) } ?? -1,
+        let response = URLResponse(url: url, mimeType: mimeType, expectedContentLength: expectedLength.map { Int($0) } ?? -1,
                                    textEncodingName: MIMETypeTable.textEncodingName(forMIMEType: mimeType))
         metrics.responseStart = Date()
         reporter?.jobDidReceive(response)

@@ -60,7 +60,16 @@ final class SFTPURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
         } else if url.hasDirectoryPath {
             job = SFTPListing(url: url, path: path, key: key, handler: self, caps: environment.listingCaps)
         } else {
-            job = SFTPDownload(url: url, path: path, key: key, handler: self, resume: ResumeRequest.parameters(of: request))
+            let start: Int64?
+            switch RangeStartOffset.of(request) {
+            case .failure(let error)?:
+                client?.urlProtocol(self, didFailWithError: error)
+                return
+            case .success(let offset)?: start = offset
+            case nil: start = nil
+            }
+            job = SFTPDownload(url: url, path: path, key: key, handler: self, resume: ResumeRequest.parameters(of: request),
+                               rangeStart: start)
         }
         let proceed: Bool = lock.withLock {
             guard !stopped else { return false }

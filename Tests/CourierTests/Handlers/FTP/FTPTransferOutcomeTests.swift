@@ -19,6 +19,7 @@ struct FTPTransferOutcomeTests {
     /// The case of an outcome, without its values.
     fileprivate enum Kind: Equatable {
         case downloadAfterProbe, finishDownload, finishListing, finishUpload, listWithoutMLSD, downloadFromStart
+        case downloadFromRangeStart
         case loginChallenge, serverTrustChallenge, fail
     }
 
@@ -120,6 +121,7 @@ private extension FTPTransferOutcome {
         case .finishUpload: .finishUpload
         case .listWithoutMLSD: .listWithoutMLSD
         case .downloadFromStart: .downloadFromStart
+        case .downloadFromRangeStart: .downloadFromRangeStart
         case .loginChallenge: .loginChallenge
         case .serverTrustChallenge: .serverTrustChallenge
         case .fail: .fail
