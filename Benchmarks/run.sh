@@ -27,6 +27,7 @@
 #   BENCH_FTP_MIB [512]       size of the FTP download and upload, MiB
 #   BENCH_SFTP [1]            0: skip the SFTP measurements (they need OpenSSH's sshd; see sftp-part.sh)
 #   BENCH_SFTP_MIB [512]      size of the SFTP download and upload, MiB
+#   BENCH_TOOL [1]            0: skip the courier tool's -o / -T against curl's (see tool-part.sh)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -56,6 +57,8 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 NEEDED=()
 command -v curl >/dev/null 2>&1 || NEEDED+=(curl)
+# GNU time: the peak RSS of the command lines (curl's, and courier's in tool-part.sh).
+[ -x /usr/bin/time ] || NEEDED+=(time)
 if [ "$HTTP_PART" = "1" ]; then
     [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || NEEDED+=(nginx)
     command -v openssl >/dev/null 2>&1 || NEEDED+=(openssl)
@@ -64,6 +67,8 @@ fi
 source "$HERE/ftp-part.sh"
 # The SFTP part: the same for OpenSSH's sshd and sftp client.
 source "$HERE/sftp-part.sh"
+# The courier tool part: courier -o / -T against curl's, on the HTTP part's nginx.
+source "$HERE/tool-part.sh"
 if [ "${#NEEDED[@]}" -gt 0 ]; then
     log "installing ${NEEDED[*]}"
     SUDO=""
@@ -493,6 +498,7 @@ if [ "$HTTP_STATUS" = "measured" ]; then
         [ "$stored" = "$UPLOAD_BYTES" ] || { V["curl:upload:seconds"]="failed"; log "nginx stored $stored bytes for curl's upload"; }
         rm -f "$NGX/dav/upload/curl-upload-$rep.bin"
     done
+    tool_part
     kill "$NGINX_PID" 2>/dev/null || true
     wait "$NGINX_PID" 2>/dev/null || true
     NGINX_PID=""
@@ -723,6 +729,7 @@ EOF
 fi
 if [ "$FTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(ftp_table)"; fi
 if [ "$SFTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(sftp_table)"; fi
+if [ "$HTTP_STATUS" = "measured" ] && [ "$TOOL_PART" = "1" ]; then TABLE+=$'\n\n'"$(tool_table)"; fi
 for key in "${!V[@]}"; do
     case "$key" in *:crash) TABLE+=$'\n'"Crashed: ${key%:crash} (${V[$key]})." ;; esac
 done

@@ -91,10 +91,20 @@ enum NetscapeCookieJar {
         return parse(String(decoding: data, as: UTF8.self))
     }
 
-    /// Writes `cookies` to `path` (through a temporary file renamed into place).
+    /// Writes `cookies` to `path` (through a temporary file renamed into place; a device or pipe
+    /// such as `-c /dev/null` is written through instead, never replaced).
     static func write(_ cookies: [HTTPCookie], to path: String) throws(ToolFailure) {
+        let data = Data(render(cookies).utf8)
         do {
-            try Data(render(cookies).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            if SpecialFileSink.isSpecialFile(path) {
+                let sink = try SpecialFileSink(path: path)
+                try sink.write(data)
+                try sink.finish()
+            } else {
+                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
+        } catch let error as OutputError {
+            throw ToolFailure(wrapping: error)
         } catch {
             throw ToolFailure(wrapping: OutputError(operation: .create, path: path, underlying: error))
         }

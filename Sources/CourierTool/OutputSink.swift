@@ -212,3 +212,44 @@ struct OutputError: Error, CustomStringConvertible {
         return "\(verb) \(path): \(reason)"
     }
 }
+
+/// Writes straight into an existing file that is not a regular file — a device such as `/dev/null`,
+/// a named pipe, `/dev/stdout` — as curl does. Such a target can be neither replaced by a rename
+/// (that would put a regular file where `/dev/null` was) nor cut to an offset, so the body is
+/// written through it as it arrives and nothing is removed on failure.
+final class SpecialFileSink: OutputSink {
+    /// The file the body goes into.
+    let path: String
+    private let handle: OpenOutputFile
+
+    /// Whether `path` exists and is neither a regular file nor a directory (following links).
+    static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
+    /// Opens `path` for writing, without creating or truncating it.
+    /// - Throws: ``OutputError`` when it cannot be opened.
+    init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        if fd < 0 { throw OutputError(operation: .create, path: path, errno: errno) }
+        handle = OpenOutputFile(fd)
+    }
+
+    func write(_ data: Data) throws {
+        try handle.write(data, path: path)
+    }
+
+    func finish() throws {
+        do {
+            try handle.take()?.close()
+        } catch {
+            throw OutputError(operation: .write, path: path, underlying: error)
+        }
+    }
+
+    func abort() { try? finish() }
+}

@@ -176,6 +176,8 @@ struct TransferRunner: Sendable {
         case .standardOutput:
             return StandardOutputSink()
         case .file(let path):
+            // A device or a pipe (`-o /dev/null`) is written through: never renamed over, never cut.
+            if SpecialFileSink.isSpecialFile(path) { return try SpecialFileSink(path: path) }
             return settings.resume != nil ? try AppendingFileSink(path: path, offset: offset) : try AtomicFileSink(path: path)
         }
     }
