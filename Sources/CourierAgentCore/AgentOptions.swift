@@ -2,7 +2,8 @@ import Courier
 import Foundation
 
 /// The agent's settings: from its arguments (`--state-dir`, `--runtime-dir`, `--idle-exit`) and
-/// environment (`COURIER_AGENT_IDLE_EXIT`, `COURIER_AGENT_MAX_TRANSFERS`).
+/// environment (`COURIER_AGENT_IDLE_EXIT`, `COURIER_AGENT_MAX_TRANSFERS`,
+/// `COURIER_AGENT_CHECKPOINT_BYTES`).
 struct AgentOptions: Sendable, Equatable {
     /// Explicit directories (else ``BackgroundDirectories/resolve(environment:home:)``).
     var stateDirectory: String?
@@ -21,6 +22,7 @@ struct AgentOptions: Sendable, Equatable {
         var options = AgentOptions()
         if let idle = environment["COURIER_AGENT_IDLE_EXIT"].flatMap(Double.init), idle >= 0 { options.idleExit = idle }
         if let count = environment["COURIER_AGENT_MAX_TRANSFERS"].flatMap(Int.init), count > 0 { options.maximumTransfers = count }
+        if let bytes = environment["COURIER_AGENT_CHECKPOINT_BYTES"].flatMap(Int64.init), bytes > 0 { options.checkpointBytes = bytes }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
