@@ -57,7 +57,8 @@ public enum CourierAgentProgram {
             return 74
         }
         let listener: Int32
-        if let inherited = AgentServer.inheritedListener(environment: environment) {
+        let inherited = AgentServer.inheritedListener(environment: environment)
+        if let inherited {
             listener = inherited
         } else {
             do {
@@ -75,8 +76,9 @@ public enum CourierAgentProgram {
             usleep(250_000)
             if agent.tick() { break }
         }
-        // Stop taking clients before releasing the lock, so a client that comes now starts a new agent.
-        unlink(directories.socketPath)
+        // Stop taking clients before releasing the lock, so a client that comes now starts a new
+        // agent. An inherited socket stays: systemd listens on it and starts the agent again.
+        if inherited == nil { unlink(directories.socketPath) }
         unlink(directories.runtime.appendingPathComponent("agent.pid").path)
         AgentLog.write("idle for \(options.idleExit) s: exiting")
         return 0
