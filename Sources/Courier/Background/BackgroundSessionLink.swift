@@ -70,15 +70,25 @@ final class BackgroundSessionLink: Sendable {
             throw error
         }
         state.withLock { $0.adopting = true }
-        let reply: AgentReply
-        do {
-            reply = try client.request(.hello(session: identifier, settings: settings), url: url)
-        } catch {
-            client.close()
-            state.withLock { $0.adopting = false; $0.connectError = error }
-            throw error
+        var reply: AgentReply?
+        var attempts = 0
+        while reply == nil {
+            do {
+                reply = try client.request(.hello(session: identifier, settings: settings), url: url)
+            } catch {
+                // A process that used the identifier may have just exited, its connection not yet
+                // closed in the agent: ask again for a moment.
+                attempts += 1
+                if error.code == .backgroundSessionInUseByAnotherProcess, attempts < 40 {
+                    usleep(50_000)
+                    continue
+                }
+                client.close()
+                state.withLock { $0.adopting = false; $0.connectError = error }
+                throw error
+            }
         }
-        if case .welcome(let next, let tasks) = reply { adopt(tasks, nextTaskID: next) }
+        if case .welcome(let next, let tasks)? = reply { adopt(tasks, nextTaskID: next) }
         let schedule = state.withLock { link -> Bool in
             link.client = client
             link.connectError = nil
