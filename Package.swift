@@ -6,6 +6,9 @@ let package = Package(
         products: [
         .library(name: "Courier", targets: ["Courier"]),
         .executable(name: "courier", targets: ["CourierTool"]),
+        // The per-user transfer agent of background sessions (Documentation/Background.md). An app
+        // that uses background sessions ships it beside its own executable (or on PATH).
+        .executable(name: "courier-agent", targets: ["CourierAgent"]),
         // Handler plugins: the C contract (courier_plugin.h) and the Swift kit for plugin authors.
         .library(name: "CourierPluginABI", targets: ["CourierPluginABI"]),
         .library(name: "CourierPluginKit", targets: ["CourierPluginKit"]),
@@ -31,6 +34,12 @@ let package = Package(
             name: "CSSH2",
             pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"])]
+        ),
+        // SQLite, the transfer agent's durable store (apt: libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
@@ -62,11 +71,25 @@ let package = Package(
             path: "Plugins/Zip/Sources",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The background sessions' transfer agent: its socket server, SQLite store and transfers
+        // (run through Courier's own URLSession). Used by `courier-agent` and `courier agent`.
+        .target(
+            name: "CourierAgentCore",
+            dependencies: ["Courier", "CSQLite"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // `courier-agent`: the transfer agent as a small executable of its own.
+        .executableTarget(
+            name: "CourierAgent",
+            dependencies: ["CourierAgentCore"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The `courier` command-line tool.
         .executableTarget(
             name: "CourierTool",
             dependencies: [
                 "Courier",
+                "CourierAgentCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -118,7 +141,7 @@ let package = Package(
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CMallocInfo"],
+            dependencies: ["Courier", "CourierAgentCore", "CMallocInfo"],
             // Test servers the tests start as processes (found through #filePath, not bundled).
             exclude: ["TestServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]

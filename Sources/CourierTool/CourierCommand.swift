@@ -33,7 +33,7 @@ struct CourierCommand: AsyncParsableCommand {
 
             \(ToolExit.helpText)
             """,
-        subcommands: [PluginsCommand.self]
+        subcommands: [PluginsCommand.self, AgentCommand.self]
     )
 
     @Argument(help: "The URLs to fetch. With none, run the embedded default check.")
@@ -47,6 +47,11 @@ struct CourierCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Transfers")
     var transfer: TransferFlags
+
+    @Option(name: .customLong("background"), help: ArgumentHelp(
+        "Queue the URLs as downloads of the background session ID and exit; the transfer agent carries them out (courier agent tasks).",
+        valueName: "id"))
+    var background: String?
 
     @Option(name: .customLong("plugins"), help: ArgumentHelp("Load the handler plugins in DIR first; repeatable.", valueName: "dir"))
     var plugins: [String] = []
@@ -71,7 +76,9 @@ struct CourierCommand: AsyncParsableCommand {
             return
         }
         let status: ToolExit
-        if urls.isEmpty {
+        if let background, !urls.isEmpty {
+            status = BackgroundQueue.run(identifier: background, urls: urls)
+        } else if urls.isEmpty {
             status = await DefaultRunner.run(maxTime: request.maxTime, verbose: output.verbose)
         } else {
             do {
@@ -150,6 +157,9 @@ struct CourierCommand: AsyncParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == PluginsCommand.configuration.commandName {
             PluginsCommand.main(arguments: Array(arguments.dropFirst()))
+        }
+        if arguments.first == AgentCommand.configuration.commandName {
+            AgentCommand.main(arguments: Array(arguments.dropFirst()))
         }
         // `courier help [plugins]` would reach the URLs argument the same way.
         if arguments.first == "help" {

@@ -14,10 +14,10 @@ import Darwin
 /// user owns with looser permissions is tightened to 0700. With `strict`, a symbolic link (even to
 /// a directory) and a directory owned by another user are refused, so nothing is read from or
 /// written to a place someone else controls.
-enum PrivateDirectory {
+package enum PrivateDirectory {
 
     /// What ``inspect(_:strict:)`` found.
-    enum State: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         /// Nothing is there yet.
         case missing
         /// A directory the store may use (tightened to 0700 when it was looser).
@@ -31,7 +31,7 @@ enum PrivateDirectory {
     private static let linkType: mode_t = 0o120000
 
     /// Checks `directory` without creating it, tightening the user's own directory to 0700.
-    static func inspect(_ directory: URL, strict: Bool) -> State {
+    package static func inspect(_ directory: URL, strict: Bool) -> State {
         var info = stat()
         let found = strict ? lstat(directory.path, &info) : stat(directory.path, &info)
         guard found == 0 else { return errno == ENOENT ? .missing : .refused }
@@ -47,7 +47,7 @@ enum PrivateDirectory {
 
     /// Creates `directory` (and its parents) with mode 0700, or checks and tightens the existing
     /// one (``inspect(_:strict:)``); returns whether it is now usable.
-    static func prepare(_ directory: URL, strict: Bool) -> Bool {
+    package static func prepare(_ directory: URL, strict: Bool) -> Bool {
         if inspect(directory, strict: strict) == .missing {
             try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])

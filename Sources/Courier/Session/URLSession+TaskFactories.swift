@@ -6,23 +6,36 @@ extension URLSession {
     func dataTask(_ request: URLRequest, _ completion: TaskCompletion) -> URLSessionDataTask {
         register { identifier, refusal in
             URLSessionDataTask(session: self, identifier: identifier, request: request, completion: completion,
-                               creationFailure: refusal)
+                               creationFailure: refusal ?? backgroundRefusal(completion, request.url))
         }
     }
 
     func uploadTask(_ request: URLRequest, _ body: UploadBody, _ completion: TaskCompletion) -> URLSessionUploadTask {
         register { identifier, refusal in
-            URLSessionUploadTask(session: self, identifier: identifier, request: request, completion: completion,
-                                 uploadBody: body, creationFailure: refusal)
+            if refusal == nil, let task = background?.makeUploadTask(self, identifier, request, body, completion) { return task }
+            return URLSessionUploadTask(session: self, identifier: identifier, request: request, completion: completion,
+                                        uploadBody: body, creationFailure: refusal ?? backgroundRefusal(completion, request.url))
         }
     }
 
     func downloadTask(_ request: URLRequest?, _ completion: TaskCompletion,
                       resume: Result<DownloadResumeData, URLError>? = nil) -> URLSessionDownloadTask {
         register { identifier, refusal in
-            URLSessionDownloadTask(session: self, identifier: identifier, request: request, completion: completion,
-                                   resumeSource: resume, creationFailure: refusal)
+            if refusal == nil, resume == nil, let task = background?.makeDownloadTask(self, identifier, request, completion) {
+                return task
+            }
+            return URLSessionDownloadTask(session: self, identifier: identifier, request: request, completion: completion,
+                                          resumeSource: resume, creationFailure: refusal ?? backgroundRefusal(completion, request?.url))
         }
+    }
+
+    /// Why a task with a completion handler may not run in a background session (they cannot
+    /// outlive the process): Apple raises an exception; Courier fails the task when resumed.
+    private func backgroundRefusal(_ completion: TaskCompletion, _ url: URL?) -> URLError? {
+        guard background != nil else { return nil }
+        if case .delegate = completion { return nil }
+        return URLError(.unsupportedURL, url: url, description:
+            "Completion handlers are not supported in background sessions: use the session's delegate instead.")
     }
 
     static func resumeRequest(_ decoded: Result<DownloadResumeData, URLError>) -> URLRequest? {

@@ -22,6 +22,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// handlers never see it.
     let cache: URLCache?
     let isShared: Bool
+    /// The transfer agent's side of a background session (`Background/`); `nil` for other sessions.
+    let background: BackgroundSessionLink?
 
     let lock = Lock()
     private var currentDelegate: (any URLSessionDelegate)?
@@ -47,8 +49,10 @@ open class URLSession: NSObject, @unchecked Sendable {
         environment = setup.environment
         cache = setup.configuration.urlCache
         isShared = false
+        background = setup.background
         super.init()
         timeoutMonitor.session = self
+        background?.start(session: self)
     }
 
     /// A session with `configuration`, reporting to `delegate` on `queue` (a new serial queue when
@@ -64,8 +68,10 @@ open class URLSession: NSObject, @unchecked Sendable {
         environment = setup.environment
         cache = setup.configuration.urlCache
         isShared = false
+        background = setup.background
         super.init()
         timeoutMonitor.session = self
+        background?.start(session: self)
     }
 
     /// The shared session's initializer: like the public ones, and marked as not invalidatable.
@@ -80,6 +86,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         environment = setup.environment
         cache = setup.configuration.urlCache
         self.isShared = isShared
+        background = nil
         super.init()
         timeoutMonitor.session = self
     }
@@ -93,6 +100,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         let settings: SessionSettings
         let resolver: ProtocolResolver
         var environment: HandlerEnvironment
+        let background: BackgroundSessionLink?
 
         init(configuration: URLSessionConfiguration, delegateQueue queue: OperationQueue?) {
             let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.default
@@ -106,6 +114,7 @@ open class URLSession: NSObject, @unchecked Sendable {
                 delegateQueue = serial
             }
             settings = SessionSettings(copy)
+            background = copy.isBackgroundSession ? copy.identifier.map { BackgroundSessionLink(identifier: $0, configuration: copy) } : nil
             environment = HandlerEnvironment(resources: HandlerSessionResources(),
                                          cookieStorage: copy.httpCookieStorage,
                                          shouldSetCookies: copy.httpShouldSetCookies,
@@ -241,6 +250,7 @@ open class URLSession: NSObject, @unchecked Sendable {
             registry.invalidating = true
             return registry.tasks.isEmpty
         }
+        background?.invalidate(cancelTasks: false)
         if idle { completeInvalidation() }
     }
 
@@ -254,6 +264,7 @@ open class URLSession: NSObject, @unchecked Sendable {
             return (first, Array(registry.tasks.values))
         }
         for task in tasks { task.cancel() }
+        if first { background?.invalidate(cancelTasks: true) }
         if first && tasks.isEmpty { completeInvalidation() }
     }
 
@@ -266,6 +277,7 @@ open class URLSession: NSObject, @unchecked Sendable {
         }
         guard case .some(let delegate) = delegate else { return }
         environment.resources.shutDownAll()
+        background?.close()
         delegateQueue.addOperation { [self] in
             delegate?.urlSession(self, didBecomeInvalidWithError: nil)
             lock.withLock { currentDelegate = nil }

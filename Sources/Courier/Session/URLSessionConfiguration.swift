@@ -36,6 +36,11 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var maximumResponseBodySize: Int64?
         var inMemoryResponseBodyLimit = ResponseBodyLimit.defaultInMemory
         var directoryListingCaps = DirectoryListingLimits.standard
+        var isBackground = false
+        var sessionSendsLaunchEvents = true
+        var backgroundAgentDirectories: BackgroundDirectories?
+        var backgroundAgentExecutable: String?
+        var backgroundAgentEnvironment: [String: String] = [:]
     }
 
     private let lock = Lock()
@@ -74,6 +79,49 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         settings.urlCredentialStorage = URLCredentialStorage()
         settings.urlCache = URLCache(memoryCapacity: 4 * 1024 * 1024, diskCapacity: 0, diskPath: nil)
         return URLSessionConfiguration(settings: settings)
+    }
+
+    /// A configuration for a background session: its download tasks and upload tasks from a file
+    /// are carried out by Courier's per-user transfer agent (`courier-agent`), so they go on after
+    /// the app exits, and a session created later with the same `identifier` receives their events
+    /// (`Documentation/Background.md`). Stores as ``default``; `waitsForConnectivity` is on.
+    open class func background(withIdentifier identifier: String) -> URLSessionConfiguration {
+        var settings = defaultSettings()
+        settings.identifier = identifier
+        settings.isBackground = true
+        settings.waitsForConnectivity = true
+        return URLSessionConfiguration(settings: settings)
+    }
+
+    /// Whether the system should launch the app when a background task ends. Linux cannot
+    /// relaunch an app: the property is kept, and the events wait for the app's next session with
+    /// the same identifier. `true` by default, as on Apple's platforms.
+    open var sessionSendsLaunchEvents: Bool {
+        get { self.get(\.sessionSendsLaunchEvents) }
+        set { self.set(\.sessionSendsLaunchEvents, newValue) }
+    }
+
+    /// Whether sessions made with this configuration hand their downloads and file uploads to the
+    /// transfer agent: made by ``background(withIdentifier:)``, with an identifier.
+    var isBackgroundSession: Bool { lock.withLock { settings.isBackground && settings.identifier != nil } }
+
+    /// The transfer agent's directories, when not those of the environment (tests).
+    var backgroundAgentDirectories: BackgroundDirectories? {
+        get { self.get(\.backgroundAgentDirectories) }
+        set { self.set(\.backgroundAgentDirectories, newValue) }
+    }
+
+    /// The agent executable to start, before the usual search (tests).
+    var backgroundAgentExecutable: String? {
+        get { self.get(\.backgroundAgentExecutable) }
+        set { self.set(\.backgroundAgentExecutable, newValue) }
+    }
+
+    /// Variables added to the environment of an agent this configuration's sessions start (tests:
+    /// its idle timeout).
+    var backgroundAgentEnvironment: [String: String] {
+        get { self.get(\.backgroundAgentEnvironment) }
+        set { self.set(\.backgroundAgentEnvironment, newValue) }
     }
 
     /// An independent copy; the stores are shared by reference, as on Apple's platforms.

@@ -9,9 +9,9 @@ import Musl
 /// system shows (`/proc/self/task/*/comm`, `top -H`, gdb), which `Thread.name` alone does not set on
 /// Linux. The thread names itself through `/proc/thread-self/comm` (`pthread_setname_np` is not
 /// visible to Swift here); names longer than 15 bytes are cut, as the kernel keeps no more.
-enum NamedThread {
+package enum NamedThread {
     /// Starts `body` on a new thread called `name`.
-    static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    package static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
             nameCurrentThread(name)
             body()

@@ -57,13 +57,14 @@ extension URLSessionTask {
     }
 
     /// Resume data for the partial download, or nil (the partial file is then not kept).
-    func makeResumeData() -> Data? {
+    /// `closingFile: false` (a checkpoint of the running download) leaves the file open.
+    func makeResumeData(closingFile: Bool = true) -> Data? {
         lock.withLock {
             guard bodyDestination == .file, core.handlerCanResume, let file = core.downloadFile, file.bytesWritten > 0,
                   let url = core.currentRequest?.url, let original = initialRequest?.url else {
                 return nil
             }
-            file.finishWriting()
+            if closingFile { file.finishWriting() }
             let loading = core.currentRequest
             let timeout = loading?.timeoutInterval
             let resume = DownloadResumeData(url: url, originalURL: original, bytesReceived: file.bytesWritten,

@@ -1,0 +1,272 @@
+import Foundation
+
+/// The side of a background `URLSession` that talks to the transfer agent.
+///
+/// Made by the session when its configuration came from
+/// `URLSessionConfiguration.background(withIdentifier:)`. It connects (starting the agent when
+/// none answers), says `hello` with the identifier, adopts the agent's tasks for it (so
+/// `getAllTasks` lists them), and then delivers the agent's events on the delegate queue
+/// (``BackgroundSessionLink+Delivery.swift``). Download tasks and upload-from-file tasks go to
+/// the agent; `resume()`, `suspend()` and `cancel()` return once the agent stored them. When the
+/// connection drops it reconnects, starting a new agent if needed, until the session is invalidated.
+final class BackgroundSessionLink: Sendable {
+    /// The configuration's identifier.
+    let identifier: String
+    let directories: BackgroundDirectories
+    let executable: String?
+    let launchEnvironment: [String: String]
+    let settings: AgentSessionSettings
+    let state = Locked(LinkState())
+
+    /// The link's mutable state.
+    struct LinkState {
+        /// The session, once it has finished its initializer; it owns the link.
+        weak var session: URLSession?
+        /// The current connection.
+        var client: BackgroundAgentClient?
+        /// Why the last connection attempt failed.
+        var connectError: URLError?
+        /// Events and local completions waiting for the delegate queue, in order.
+        var deliveries: [BackgroundDelivery] = []
+        /// Whether a drain is scheduled or running on the delegate queue.
+        var draining = false
+        /// Held while a (re)connection adopts the agent's tasks: events wait until it is done.
+        var adopting = false
+        /// The highest stored event sequence taken (an event seen again after a reconnect is skipped).
+        var lastSequence: Int64 = 0
+        /// Set once the session is invalidated: no more reconnections.
+        var closed = false
+        /// Reconnection attempts since the connection was lost.
+        var reconnectAttempts = 0
+    }
+
+    /// A link for `configuration` (whose identifier is `identifier`).
+    init(identifier: String, configuration: URLSessionConfiguration) {
+        self.identifier = identifier
+        directories = configuration.backgroundAgentDirectories ?? BackgroundDirectories.resolve()
+        executable = configuration.backgroundAgentExecutable
+        launchEnvironment = configuration.backgroundAgentEnvironment
+        settings = AgentSessionSettings(configuration)
+    }
+
+    /// Attaches the session (at the end of its initializer) and connects.
+    func start(session: URLSession) {
+        state.withLock { $0.session = session }
+        _ = try? connectIfNeeded()
+    }
+
+    /// The current connection, connecting first when there is none.
+    @discardableResult
+    func connectIfNeeded(url: URL? = nil) throws(URLError) -> BackgroundAgentClient {
+        if let client = state.withLock({ $0.client }) { return client }
+        let client: BackgroundAgentClient
+        do {
+            client = try BackgroundAgentClient.connect(
+                directories: directories, executable: executable, launchEnvironment: launchEnvironment, url: url,
+                onEvent: { [weak self] event in self?.received(.event(event)) },
+                onClose: { [weak self] in self?.connectionLost() })
+        } catch {
+            state.withLock { $0.connectError = error }
+            throw error
+        }
+        state.withLock { $0.adopting = true }
+        var reply: AgentReply?
+        var attempts = 0
+        while reply == nil {
+            do {
+                reply = try client.request(.hello(session: identifier, settings: settings), url: url)
+            } catch {
+                // A process that used the identifier may have just exited, its connection not yet
+                // closed in the agent: ask again for a moment.
+                attempts += 1
+                if error.code == .backgroundSessionInUseByAnotherProcess, attempts < 40 {
+                    usleep(50_000)
+                    continue
+                }
+                client.close()
+                state.withLock { $0.adopting = false; $0.connectError = error }
+                throw error
+            }
+        }
+        if case .welcome(let next, let tasks)? = reply { adopt(tasks, nextTaskID: next) }
+        let schedule = state.withLock { link -> Bool in
+            link.client = client
+            link.connectError = nil
+            link.reconnectAttempts = 0
+            link.adopting = false
+            return link.claimDrain()
+        }
+        if schedule { scheduleDrain() }
+        return client
+    }
+
+    /// The connection ended: reconnect with a growing delay unless the session is gone.
+    private func connectionLost() {
+        let attempt: Int? = state.withLock { link in
+            link.client = nil
+            guard !link.closed, link.session != nil else { return nil }
+            link.reconnectAttempts += 1
+            return link.reconnectAttempts
+        }
+        guard let attempt, attempt <= 30 else { return }
+        let delay = min(0.1 * Double(1 << min(attempt, 6)), 5)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            if (try? self.connectIfNeeded()) == nil { self.connectionLost() }
+        }
+    }
+
+    /// Makes task objects for the agent's tasks the session does not have yet (a new process
+    /// after the app exited), updates those it has, and keeps new identifiers above the agent's.
+    private func adopt(_ snapshots: [AgentTaskSnapshot], nextTaskID: Int) {
+        guard let session = state.withLock({ $0.session }) else { return }
+        for snapshot in snapshots {
+            let existing = session.lock.withLock { session.registry.tasks[snapshot.taskID] }
+            if let existing, let link = Self.link(of: existing) {
+                link.update { task in
+                    if task.phase != .completed, task.phase != .canceling { task.phase = .submitted(snapshot.phase) }
+                    task.counts = snapshot.counts
+                }
+                continue
+            }
+            let request = snapshot.request.urlRequest()
+            let link = BackgroundTaskLink(kind: snapshot.kind, session: self, submitted: snapshot.phase)
+            link.update { $0.counts = snapshot.counts; $0.response = snapshot.response?.urlResponse() }
+            let task: URLSessionTask
+            switch snapshot.kind {
+            case .download:
+                task = BackgroundDownloadTask(session: session, identifier: snapshot.taskID, request: request, background: link)
+            case .upload:
+                task = BackgroundUploadTask(session: session, identifier: snapshot.taskID, request: request,
+                                            bodyFile: snapshot.uploadFile.map { URL(fileURLWithPath: $0) }, background: link)
+            }
+            task.taskDescription = snapshot.taskDescription
+            session.lock.withLock { session.registry.tasks[snapshot.taskID] = task }
+        }
+        session.lock.withLock {
+            session.registry.lastIdentifier = max(session.registry.lastIdentifier, nextTaskID - 1)
+        }
+    }
+
+    /// The agent side of a background task.
+    static func link(of task: URLSessionTask) -> BackgroundTaskLink? {
+        (task as? BackgroundDownloadTask)?.background ?? (task as? BackgroundUploadTask)?.background
+    }
+
+    // MARK: - Task operations (each returns once the agent stored it)
+
+    /// First call: hands the task to the agent. Later: resumes it there.
+    func resume(_ task: URLSessionTask, _ link: BackgroundTaskLink) {
+        let phase = link.update { $0.phase }
+        let url = task.originalRequest?.url
+        switch phase {
+        case .created:
+            guard let spec = spec(for: task, link) else {
+                completeLocally(task, link, URLError(.badURL, url: url, description: "The background task has no usable request."))
+                return
+            }
+            do {
+                let reply = try connectIfNeeded(url: url).request(.enqueue(spec), url: url)
+                guard case .committed(let snapshot) = reply else { throw URLError(.unknown, url: url) }
+                link.update { if $0.phase == .created { $0.phase = .submitted(snapshot.phase) } }
+            } catch {
+                completeLocally(task, link, error)
+            }
+        case .submitted(.suspended):
+            if (try? connectIfNeeded(url: url).request(.resume(taskID: task.taskIdentifier), url: url)) != nil {
+                link.update { if $0.phase == .submitted(.suspended) { $0.phase = .submitted(.running) } }
+            }
+        case .submitted, .canceling, .completed:
+            return
+        }
+    }
+
+    /// Suspends a task the agent holds.
+    func suspend(_ task: URLSessionTask, _ link: BackgroundTaskLink) {
+        guard case .submitted(let phase) = link.update({ $0.phase }), phase == .running || phase == .waiting else { return }
+        let url = task.originalRequest?.url
+        if (try? connectIfNeeded(url: url).request(.suspend(taskID: task.taskIdentifier), url: url)) != nil {
+            link.update { if case .submitted = $0.phase { $0.phase = .submitted(.suspended) } }
+        }
+    }
+
+    /// Cancels a task: in the agent when it holds it (the completion comes back as an event),
+    /// here when it was never resumed or the agent cannot be reached.
+    func cancel(_ task: URLSessionTask, _ link: BackgroundTaskLink) {
+        let previous = link.update { task -> BackgroundTaskState.Phase in
+            let previous = task.phase
+            if case .submitted = previous { task.phase = .canceling }
+            return previous
+        }
+        let url = task.originalRequest?.url
+        let cancelled = URLError(.cancelled, url: url, description: "The task was cancelled.")
+        switch previous {
+        case .created:
+            completeLocally(task, link, cancelled)
+        case .submitted:
+            do {
+                _ = try connectIfNeeded(url: url).request(.cancel(taskID: task.taskIdentifier), url: url)
+            } catch {
+                completeLocally(task, link, cancelled)
+            }
+        case .canceling, .completed:
+            return
+        }
+    }
+
+    /// What `enqueue` sends for `task`.
+    private func spec(for task: URLSessionTask, _ link: BackgroundTaskLink) -> AgentTaskSpec? {
+        guard let request = task.originalRequest, let (record, secrets) = AgentRequestRecord.make(from: request) else { return nil }
+        let file = (task as? BackgroundUploadTask)?.bodyFile
+        return AgentTaskSpec(taskID: task.taskIdentifier, kind: link.kind, request: record, secrets: secrets,
+                             uploadFile: file?.path, earliestBeginDate: task.earliestBeginDate,
+                             taskDescription: task.taskDescription)
+    }
+
+    /// Ends a task in this process (never resumed, refused, or the agent unreachable).
+    private func completeLocally(_ task: URLSessionTask, _ link: BackgroundTaskLink, _ error: any Error) {
+        let record = AgentErrorRecord(error, url: task.originalRequest?.url)
+        received(.local(task: task, completion: AgentCompletion(file: nil, error: record, response: nil,
+                                                                counts: link.counts, body: nil)))
+    }
+
+    // MARK: - Invalidation
+
+    /// The session was invalidated (`cancelTasks`: by `invalidateAndCancel`): tell the agent and
+    /// close the connection once the session's tasks are done with it.
+    func invalidate(cancelTasks: Bool) {
+        let client = state.withLock { $0.client }
+        _ = try? client?.request(.invalidate(cancelTasks: cancelTasks), url: nil)
+    }
+
+    /// The session finished invalidating: disconnect for good.
+    func close() {
+        let client = state.withLock { link -> BackgroundAgentClient? in
+            link.closed = true
+            defer { link.client = nil }
+            return link.client
+        }
+        client?.close()
+    }
+}
+
+// Making the session's task objects: downloads and uploads from a file that report to the delegate
+// go to the agent; everything else runs in the process, as Apple documents for background sessions.
+extension BackgroundSessionLink {
+    /// A download task the agent carries out, or `nil` when this one runs in the process.
+    func makeDownloadTask(_ session: URLSession, _ identifier: Int, _ request: URLRequest?,
+                          _ completion: TaskCompletion) -> URLSessionDownloadTask? {
+        guard case .delegate = completion else { return nil }
+        return BackgroundDownloadTask(session: session, identifier: identifier, request: request,
+                                      background: BackgroundTaskLink(kind: .download, session: self, submitted: nil))
+    }
+
+    /// An upload task from a file the agent carries out, or `nil` when this one runs in the process
+    /// (from `Data` or a stream, which cannot outlive it).
+    func makeUploadTask(_ session: URLSession, _ identifier: Int, _ request: URLRequest, _ body: UploadBody,
+                        _ completion: TaskCompletion) -> URLSessionUploadTask? {
+        guard case .delegate = completion, case .file(let file) = body else { return nil }
+        return BackgroundUploadTask(session: session, identifier: identifier, request: request, bodyFile: file,
+                                    background: BackgroundTaskLink(kind: .upload, session: self, submitted: nil))
+    }
+}

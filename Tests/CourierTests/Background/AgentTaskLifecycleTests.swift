@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import CourierAgentCore
+
+/// The agent's task lifecycle, on events alone.
+@Suite("Agent task lifecycle")
+struct AgentTaskLifecycleTests {
+    @Test("a started task that ends completes; the end of a stopped transfer changes nothing")
+    func staleEndIsIgnored() {
+        var lifecycle = AgentTaskLifecycle(stored: .waiting)
+        let first = lifecycle.start()
+        _ = lifecycle.suspend()
+        _ = lifecycle.resume()
+        let second = lifecycle.start()
+        let stale = lifecycle.transferEnded(generation: first ?? 0, transient: false)
+        let current = lifecycle.transferEnded(generation: second ?? 0, transient: false)
+        #expect([stale, current] == [.ignore, .complete] && lifecycle.phase == .completed)
+    }
+
+    @Test("transient failures retry with a growing delay, then fail")
+    func transientFailuresRetry() {
+        var lifecycle = AgentTaskLifecycle(stored: .waiting)
+        var actions: [AgentTaskLifecycle.EndAction] = []
+        for _ in 0...AgentTaskLifecycle.maximumRetries {
+            let generation = lifecycle.start() ?? 0
+            actions.append(lifecycle.transferEnded(generation: generation, transient: true))
+        }
+        #expect(actions == [.retry(delay: 1), .retry(delay: 2), .retry(delay: 4), .retry(delay: 8), .retry(delay: 16), .complete])
+    }
+
+    @Test("a task stored as running waits to start again after a restart; cancelling it stops nothing")
+    func recoveredTaskWaits() {
+        var lifecycle = AgentTaskLifecycle(stored: .running)
+        #expect(lifecycle.phase == .waiting && lifecycle.cancel() == .complete(stop: nil))
+    }
+}
