@@ -15,7 +15,6 @@ Paths (query parameters in brackets):
   /fragmented            one text message in three fragments ("frag-1 frag-2 frag-3" joined), then echo
   /large[size]           one binary message of size bytes (byte i is i % 251), then echo
   /flood[count, size]    count binary messages of size bytes as fast as the client takes them
-  /silentclose           never answers a close frame, never closes
   /reject                answers 403 Forbidden with a body
   /redirect[to]          answers 302 with Location: to (default /echo)
   /auth                  401 with Basic realm "ws" unless Authorization is Basic user:secret; then echo
@@ -72,8 +71,6 @@ async def handler(connection):
         for _ in range(count):
             await connection.send(payload)
         await echo(connection)
-    elif path == "/silentclose":
-        await asyncio.sleep(3600)
     else:
         await echo(connection)
 
