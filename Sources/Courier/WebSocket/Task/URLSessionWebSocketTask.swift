@@ -74,8 +74,12 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable {
                    creationFailure: creationFailure)
     }
 
-    /// The error the task completed with; `nil` while it runs and after a clean close.
-    override open var error: (any Error)? { super.error }
+    /// The error the task completed with; `nil` while it runs and after a clean close. Settable, as
+    /// FoundationNetworking declares it; the task's completion sets it again.
+    override open var error: (any Error)? {
+        get { super.error }
+        set { lock.withLock { core.error = newValue } }
+    }
 
     /// Starts the opening handshake (or continues a suspended task).
     override open func resume() { super.resume() }
