@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "CourierToolTests",
             dependencies: ["CourierTool"],
-            exclude: ["SharedServers/ftp_server.py"],
+            exclude: ["SharedServers/ftp_server.py", "SharedServers/websocket_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // glibc's heap statistics for the tests (mallinfo2, not in Swift's Glibc module).
