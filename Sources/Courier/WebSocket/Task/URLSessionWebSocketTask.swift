@@ -102,8 +102,8 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable {
     /// Cancels the task: an open connection is sent a close frame without a status code and closed;
     /// the task completes with `URLError.cancelled`, and waiting receives, sends and pings fail.
     override open func cancel() {
-        let actions = webSocket.withLock { $0.close(code: .invalid, reason: nil) }
-        perform(actions.filter { if case .armCloseTimer = $0 { return false } else { return true } })
+        let cancelled = URLError(.cancelled, url: currentRequest?.url ?? originalRequest?.url, description: "The task was cancelled.")
+        perform(webSocket.withLock { $0.cancel(with: cancelled) })
         super.cancel()
     }
 

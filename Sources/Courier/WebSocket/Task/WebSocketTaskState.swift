@@ -208,6 +208,18 @@ struct WebSocketTaskState: Sendable {
         return convert(actions)
     }
 
+    /// `cancel()`: an open connection gets a close frame without a status code, and everything
+    /// waiting fails with `error` at once — before a close the server sends back could end the
+    /// connection another way.
+    mutating func cancel(with error: any Error) -> [Action] {
+        var actions: [Action] = []
+        if case .open(var machine) = phase {
+            actions = convert(machine.close(code: .invalid, reason: nil))
+            phase = .open(machine)
+        }
+        return actions + taskEnded(with: error)
+    }
+
     /// The task ended without the connection ending first (cancelled, failed handshake, timeout):
     /// every waiting operation fails with `error`. Messages received stay receivable.
     mutating func taskEnded(with error: any Error) -> [Action] {
