@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "CourierToolTests",
             dependencies: ["CourierTool"],
-            exclude: ["SharedServers/ftp_server.py"],
+            exclude: ["SharedServers/ftp_server.py", "SharedServers/websocket_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // glibc's heap statistics for the tests (mallinfo2, not in Swift's Glibc module).
@@ -143,7 +143,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierAgentCore", "CMallocInfo"],
             // Test servers the tests start as processes (found through #filePath, not bundled).
-            exclude: ["TestServers/ftp_server.py"],
+            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Loads the plugins above from a directory, as an app would: they are not linked in. The kit

@@ -60,6 +60,13 @@ static inline CURLcode courier_easy_getinfo_string(CURL *handle, CURLINFO info, 
     return curl_easy_getinfo(handle, info, value);
 }
 
+/// The socket of a CURLOPT_CONNECT_ONLY connection (CURLINFO_ACTIVESOCKET), or -1.
+static inline int courier_easy_active_socket(CURL *handle) {
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK) return -1;
+    return socket == CURL_SOCKET_BAD ? -1 : (int)socket;
+}
+
 static inline CURLcode courier_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -31,9 +31,12 @@ struct CourierCommand: AsyncParsableCommand {
             can be fetched; `courier plugins [DIR]` lists what is loaded. Directories in \
             COURIER_PLUGIN_PATH (colon-separated) are always loaded.
 
+            `courier ws URL` opens a WebSocket (ws:, wss:): each line of standard input is sent as \
+            a text message and each message received is printed on a line (binary as base64).
+
             \(ToolExit.helpText)
             """,
-        subcommands: [PluginsCommand.self, AgentCommand.self]
+        subcommands: [PluginsCommand.self, AgentCommand.self, WebSocketCommand.self]
     )
 
     @Argument(help: "The URLs to fetch. With none, run the embedded default check.")
@@ -161,10 +164,17 @@ struct CourierCommand: AsyncParsableCommand {
         if arguments.first == AgentCommand.configuration.commandName {
             AgentCommand.main(arguments: Array(arguments.dropFirst()))
         }
+        if arguments.first == WebSocketCommand.configuration.commandName {
+            await WebSocketCommand.main(arguments: Array(arguments.dropFirst()))
+        }
         // `courier help [plugins]` would reach the URLs argument the same way.
         if arguments.first == "help" {
-            let plugins = arguments.dropFirst().first == PluginsCommand.configuration.commandName
-            Console.out(plugins ? PluginsCommand.helpMessage() : helpMessage())
+            switch arguments.dropFirst().first {
+            case PluginsCommand.configuration.commandName: Console.out(PluginsCommand.helpMessage())
+            case WebSocketCommand.configuration.commandName: Console.out(WebSocketCommand.helpMessage())
+            case AgentCommand.configuration.commandName: Console.out(AgentCommand.helpMessage())
+            default: Console.out(helpMessage())
+            }
             Foundation.exit(ToolExit.ok.rawValue)
         }
         do {

@@ -47,10 +47,11 @@ enum CourierBinary {
         }
     }()
 
-    /// Runs `courier` (or the executable `binary`) with `arguments` (in `directory`, when given); kills
-    /// it and fails the test if it takes longer than `limit`.
+    /// Runs `courier` (or the executable `binary`) with `arguments` (in `directory`, when given, with
+    /// `stdin` as its standard input, else /dev/null); kills it and fails the test if it takes longer
+    /// than `limit`.
     static func run(_ arguments: [String], environment: [String: String] = [:], binary: URL? = nil,
-                    directory: URL? = nil, limit: Duration = .seconds(60)) async throws -> ToolRun
+                    directory: URL? = nil, stdin: Data? = nil, limit: Duration = .seconds(60)) async throws -> ToolRun
     {
         let binary = try #require(binary ?? url, "courier binary not found next to the test bundle: run `swift build` first")
         let scratch = try TemporaryDirectory()
@@ -66,7 +67,13 @@ enum CourierBinary {
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        process.standardInput = FileHandle.nullDevice
+        if let stdin {
+            let inURL = scratch.url.appendingPathComponent("stdin")
+            try stdin.write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         process.standardOutput = outHandle
         process.standardError = errHandle
         if !environment.isEmpty {

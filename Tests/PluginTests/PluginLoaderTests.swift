@@ -227,7 +227,7 @@ struct PluginLoaderTests {
     }
 
     /// The schemes of Courier's own handlers, as the tests below expect them.
-    static let builtInSchemes = ["data", "file", "ftp", "ftps", "http", "https", "sftp"]
+    static let builtInSchemes = ["data", "file", "ftp", "ftps", "http", "https", "sftp", "ws", "wss"]
 
     /// A plugin claiming any scheme Courier serves itself — `ftps` too — is refused unless the host
     /// grants it, even when the scheme is not the manifest's first.

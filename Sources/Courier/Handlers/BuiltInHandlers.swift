@@ -24,6 +24,11 @@ enum BuiltInHandlers {
             SchemeRow(scheme, FTPURLProtocol.self, [.read, .write, .list, .resume, .flowControl])
         case .sftp:
             SchemeRow(scheme, SFTPURLProtocol.self, [.read, .write, .list, .resume, .flowControl])
+        case .ws, .wss:
+            // WebSocket tasks only: the handshake's redirects may lead to ws, wss, http or https
+            // (which the WebSocket task loads as ws and wss).
+            SchemeRow(scheme, WebSocketURLProtocol.self, [.read, .concurrentStartStop],
+                      redirectsTo: [.ws, .wss, .http, .https])
         }
     }
 

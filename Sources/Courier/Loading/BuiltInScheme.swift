@@ -8,7 +8,7 @@ import Foundation
 /// the schemes reserved from plugins (``names``, unless the host grants them) are the same set by
 /// construction: adding a case without a row does not compile.
 enum BuiltInScheme: String, CaseIterable, Sendable {
-    case data, file, http, https, ftp, ftps, sftp
+    case data, file, http, https, ftp, ftps, sftp, ws, wss
 
     /// Every built-in scheme's name: the schemes a plugin may serve only with
     /// ``PluginLoadOptions/allowBuiltInSchemes``.

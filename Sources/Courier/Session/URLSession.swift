@@ -238,6 +238,22 @@ open class URLSession: NSObject, @unchecked Sendable {
         return downloadTask(Self.resumeRequest(decoded), .download(completionHandler), resume: decoded)
     }
 
+    /// A WebSocket task for a `ws:` or `wss:` URL, reporting to a `URLSessionWebSocketDelegate`.
+    open func webSocketTask(with url: URL) -> URLSessionWebSocketTask {
+        webSocketTask(URLRequest(url: url), protocols: nil)
+    }
+
+    /// A WebSocket task offering `protocols` as subprotocols (`Sec-WebSocket-Protocol`).
+    open func webSocketTask(with url: URL, protocols: [String]) -> URLSessionWebSocketTask {
+        webSocketTask(URLRequest(url: url), protocols: protocols)
+    }
+
+    /// A WebSocket task for `request`: its header fields, cookies and credentials go into the
+    /// handshake, as for a data task.
+    open func webSocketTask(with request: URLRequest) -> URLSessionWebSocketTask {
+        webSocketTask(request, protocols: nil)
+    }
+
 
     // MARK: - Invalidation
 

@@ -5,6 +5,8 @@ import Foundation
 enum DelegateMessage: Sendable {
     case redirect, challenge, needNewBodyStream, sentBodyData, completion, delayedRequest, metrics
     case waitingForConnectivity, response, becameDownload, data, cacheResponse, wroteData, resumedAtOffset
+    /// `URLSessionWebSocketDelegate`'s `didOpenWithProtocol` and `didCloseWith`.
+    case webSocketOpened, webSocketClosed
     /// `didFinishDownloadingTo`, which a download delegate must implement: never left to the session's.
     case finishedDownloading
 }

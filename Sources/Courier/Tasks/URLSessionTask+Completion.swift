@@ -44,6 +44,7 @@ extension URLSessionTask {
             stop?.stop()
             if schedule { scheduleDrain() }
             session?.taskWillComplete(self)
+            didDecideCompletion(error: error)
         }
     }
 

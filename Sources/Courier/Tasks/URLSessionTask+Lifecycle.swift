@@ -60,6 +60,8 @@ extension URLSessionTask {
         stop?.stop()
         if schedule { scheduleDrain() }
         session?.taskWillComplete(self)
+        didDecideCompletion(error: URLError(.cancelled, url: currentRequest?.url ?? initialRequest?.url,
+                                            description: "The task was cancelled."))
     }
 }
 

@@ -88,7 +88,8 @@ extension URLSessionTask {
     /// follows a redirect (see ``URLSession/prepare(_:uploadBody:originalURL:redirected:)``).
     func startLoad(_ request: URLRequest, redirected: Bool = false) {
         guard let session else { return }
-        let requested = session.prepare(request, uploadBody: uploadBody, originalURL: initialRequest?.url, redirected: redirected)
+        let requested = requestForHandler(session.prepare(request, uploadBody: uploadBody, originalURL: initialRequest?.url,
+                                                          redirected: redirected))
         guard let handler = session.resolver.resolve(requested) else {
             let scheme = requested.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
             complete(error: URLError(.unsupportedURL, url: requested.url,

@@ -162,6 +162,16 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
     /// Cancels the task. It completes with `URLError.cancelled` (also when it was never resumed);
     /// cancelling a completed task does nothing.
     open func cancel() { cancelTask(producingResumeData: nil) }
+
+    // MARK: - Hooks for kinds of task
+
+    /// Called once the task's end is decided — its completion queued by `complete` or `cancel` —
+    /// with no lock held. A WebSocket task fails the operations that wait on its connection.
+    func didDecideCompletion(error: (any Error)?) {}
+
+    /// The request the task's handler is resolved for and started with. A WebSocket task loads a
+    /// redirect's http or https URL as ws or wss.
+    func requestForHandler(_ request: URLRequest) -> URLRequest { request }
 }
 
 extension URLSessionTask {

@@ -64,7 +64,7 @@ struct SchemeTableTests {
         switch scheme {
         case .data: URL(string: "data:,scheme-table")!
         case .file: URL(fileURLWithPath: "/tmp/scheme-table")
-        case .http, .https, .ftp, .ftps, .sftp: URL(string: "\(scheme.rawValue)://127.0.0.1/scheme-table")!
+        case .http, .https, .ftp, .ftps, .sftp, .ws, .wss: URL(string: "\(scheme.rawValue)://127.0.0.1/scheme-table")!
         }
     }
 
@@ -80,6 +80,8 @@ struct SchemeTableTests {
                               redirects: ["http", "https"])
         case .ftp, .ftps: return Resolution(FTPURLProtocol.self, streaming)
         case .sftp: return Resolution(SFTPURLProtocol.self, streaming)
+        case .ws, .wss:
+            return Resolution(WebSocketURLProtocol.self, [.read, .concurrentStartStop], redirects: ["http", "https", "ws", "wss"])
         }
     }
 

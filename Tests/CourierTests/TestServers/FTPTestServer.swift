@@ -289,7 +289,7 @@ final class FTPTestServer: @unchecked Sendable {
     }
 
     /// The python3 executables to try: those on PATH, then the system's.
-    private static func pythonCandidates() -> [String] {
+    static func pythonCandidates() -> [String] {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         var candidates: [String] = []
         for directory in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"] {

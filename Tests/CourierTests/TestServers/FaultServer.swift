@@ -400,6 +400,12 @@ final class FaultWriter: @unchecked Sendable {
 
     /// Resets the connection (SO_LINGER 0) when the script returns.
     func resetOnClose() { connection.setHardClose() }
+
+    /// Reads what the peer sends after the request (a WebSocket client's frames) until at least
+    /// `count` bytes arrived, the peer closed, or `seconds` passed.
+    func read(atLeast count: Int, within seconds: Double) -> Data {
+        connection.take(atLeast: count, until: Date().addingTimeInterval(seconds))
+    }
 }
 
 struct FaultServerError: Error, CustomStringConvertible {
@@ -436,6 +442,14 @@ fileprivate final class FaultConnection {
     private var buffer: [UInt8] = []
 
     init(fd: Int32) { self.fd = fd }
+
+    /// What arrived beyond what was read, after reading until it holds `count` bytes, the peer
+    /// closed, or `deadline` passed.
+    func take(atLeast count: Int, until deadline: Date) -> Data {
+        while buffer.count < count, Date() < deadline, fill() {}
+        defer { buffer.removeAll() }
+        return Data(buffer)
+    }
 
     /// Reads more bytes into the buffer; false at EOF, on an error or a timeout.
     private func fill() -> Bool {

@@ -33,6 +33,13 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         case remove(CurlTransfer)
         case unpause(CurlTransfer)
         case nudge
+        /// Watch a socket Courier reads and writes itself (``CurlSocketWatcher``) for this interest.
+        case watch(Int32, any CurlSocketWatcher, readable: Bool, writable: Bool)
+        /// Forget a watched socket, then run the closure (which may close the socket).
+        case unwatch(Int32, then: @Sendable () -> Void)
+        /// Tell a watched socket's watcher it may read now (data may wait in a TLS buffer, where
+        /// epoll cannot see it).
+        case poke(Int32)
     }
 
     /// The key under which a session keeps its loop.
@@ -71,6 +78,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// `active.count`, readable without the drive lock: a thread starting a transfer does not even
     /// try the lock while transfers run (a stale value only sends it down the other path).
     private let activeCount = Atomic<Int>(0)
+    /// Sockets Courier reads and writes itself, outside libcurl's multi handle (``CurlSocketWatcher``),
+    /// by descriptor. Guarded by the drive lock.
+    private var watchers: [Int32: any CurlSocketWatcher] = [:]
 
 
     /// A loop with a new multi handle; `nil` if libcurl or the system cannot make one.
@@ -112,6 +122,25 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// Runs every transfer once, on the loop thread after the current libcurl call, for a transfer
     /// libcurl may have left waiting for nothing (``CurlFTPDoPhaseNudge``). Callable from a callback.
     func nudge() { submit(.nudge, driveHere: false) }
+
+    /// Watches `socket`, a connection libcurl made but no longer drives (`CURLOPT_CONNECT_ONLY`), for
+    /// `watcher`, with this interest (neither: the socket stays known but is not polled). The loop
+    /// thread calls the watcher when the socket is ready, and keeps running while any is watched.
+    /// Callable from any thread, also from the watcher's own callback (it applies before the loop
+    /// sleeps again).
+    func watch(_ socket: Int32, for watcher: any CurlSocketWatcher, readable: Bool, writable: Bool) {
+        submit(.watch(socket, watcher, readable: readable, writable: writable), driveHere: false)
+    }
+
+    /// Forgets `socket` and then runs `then` on the loop thread, where it may close the socket:
+    /// no libcurl socket can take the descriptor's number before the loop has forgotten it. Once
+    /// the loop has stopped, `then` runs at once.
+    func unwatch(_ socket: Int32, then: @escaping @Sendable () -> Void) {
+        submit(.unwatch(socket, then: then), driveHere: false)
+    }
+
+    /// Asks the loop thread to call `socket`'s watcher as readable, whatever epoll says.
+    func poke(_ socket: Int32) { submit(.poke(socket), driveHere: false) }
 
     func shutDown() {
         let threadRuns: Bool = stateLock.withLock {
@@ -227,6 +256,18 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             }
         case .nudge:
             break // drive() runs one pass for all the nudges it takes
+        case .watch(let socket, let watcher, let readable, let writable):
+            watchers[socket] = watcher
+            if readable || writable {
+                poller.watch(socket, readable: readable, writable: writable)
+            } else {
+                poller.unwatch(socket)
+            }
+        case .unwatch(let socket, let then):
+            if watchers.removeValue(forKey: socket) != nil { poller.unwatch(socket) }
+            then()
+        case .poke(let socket):
+            watchers[socket]?.socketIsReady(readable: true, writable: false)
         }
     }
 
@@ -236,7 +277,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             switch command {
             case .add(let transfer): transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             case .remove(let transfer): transfer.release()
-            case .unpause, .nudge: break
+            case .unpause, .nudge, .poke: break
+            case .watch(_, let watcher, _, _): watcher.loopDidStop()
+            case .unwatch(_, let then): then()
             }
         }
     }
@@ -251,12 +294,17 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             let step: LoopStep = driveLock.withLock {
                 var running: Int32 = 0
                 for event in ready {
-                    _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
+                    if let watcher = watchers[event.socket] {
+                        watcher.socketIsReady(readable: event.mask & (CURL_CSELECT_IN | CURL_CSELECT_ERR) != 0,
+                                              writable: event.mask & (CURL_CSELECT_OUT | CURL_CSELECT_ERR) != 0)
+                    } else {
+                        _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
+                    }
                 }
                 guard drive() else { return .stop }
                 var sleep = min(nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds, Self.longestSleepMilliseconds)
                 let now = monotonicNanoseconds()
-                if active.isEmpty {
+                if active.isEmpty && watchers.isEmpty {
                     if idleSince == 0 { idleSince = now }
                     let idleFor = Int((now &- idleSince) / 1_000_000)
                     sleep = min(sleep, max(0, Self.idleLinger - idleFor))
@@ -266,7 +314,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 return stateLock.withLock {
                     // Commands submitted while the loop was awake did not wake it: look before sleeping.
                     guard commands.isEmpty, !stopping else { return .sleep(0) }
-                    if active.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
+                    if active.isEmpty, watchers.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
                         threadRunning = false
                         return .end
                     }
@@ -307,6 +355,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             }
             active.removeAll()
+            let stopped = watchers.values
+            watchers.removeAll()
+            for watcher in stopped { watcher.loopDidStop() }
             curl_multi_cleanup(multi)
             closed = true
             httpHandles.close()

@@ -1,0 +1,316 @@
+import Foundation
+
+/// The handler of `ws:` and `wss:` URLs for `URLSessionWebSocketTask`: the opening handshake
+/// (RFC 6455 §4) on a connection libcurl opens (``WebSocketConnector``), then the connection is
+/// the task's (``WebSocketTransportOwner``).
+///
+/// What it reports to the task's client, as an HTTP load does: the response (the 101, or any other
+/// answer, which then fails the task with `badServerResponse` while `response` keeps it); a redirect
+/// (a 3xx with `Location`, proposed with the ws/wss form of its URL: the task asks
+/// `willPerformHTTPRedirection` and starts a new handler); the server-trust challenge of a wss
+/// server whose certificate fails verification (accepted servers are pinned, for the session, as
+/// for https); failures. A 401 with a Basic challenge is answered once with the credential
+/// storage's default credential for its protection space, on a new connection. Cookies the answer
+/// sets are stored.
+///
+/// Started, stopped and answered from any thread: its state is under `lock`
+/// (``HandlerCapabilities/concurrentStartStop``).
+final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate, @unchecked Sendable {
+    private enum Stage {
+        case idle
+        /// Connecting (`curl_easy_perform` on a global queue).
+        case connecting(WebSocketConnector.Connection)
+        /// Waiting for the delegate's answer to a server-trust challenge.
+        case challenging
+        /// The request is written; reading the answer's head.
+        case handshaking(WebSocketTransport, WebSocketHandshakeExchange.ResponseReader, key: String)
+        /// The task has the connection; the handler keeps it to close it when stopped.
+        case opened(WebSocketTransport)
+        case stopped
+    }
+
+    /// Guards `stage` and the retry state; a leaf.
+    private let lock = Lock()
+    private var stage = Stage.idle
+    private var acceptedServer: TLSServerTrust?
+    /// The `Authorization` found in the credential storage after a 401, sent by the next attempt.
+    private var storedAuthorization: String?
+
+    /// The load's configuration, which the client was made with.
+    let configuration: HandlerConfiguration
+    private var environment: HandlerEnvironment { configuration.environment }
+
+    override class func canInit(with request: URLRequest) -> Bool {
+        guard let scheme = request.url?.scheme?.lowercased() else { return false }
+        return scheme == "ws" || scheme == "wss"
+    }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
+        configuration = (client as? BuiltInHandlerClient)?.configuration ?? .standalone()
+        super.init(request: request, cachedResponse: cachedResponse, client: client)
+    }
+
+    override func startLoading() {
+        guard task is WebSocketTransportOwner else {
+            fail(URLError(.unsupportedURL, url: request.url,
+                          description: "ws and wss URLs are loaded by WebSocket tasks (URLSession.webSocketTask(with:))."))
+            return
+        }
+        guard let url = request.url, let httpURL = WebSocketHandshakeRequest.httpURL(for: url), !(httpURL.host ?? "").isEmpty else {
+            fail(URLError(.badURL, url: request.url, description: "The WebSocket URL must be a ws or wss URL with a host."))
+            return
+        }
+        if let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: httpURL) {
+            lock.withLock { if acceptedServer == nil { acceptedServer = remembered } }
+        }
+        connect(to: httpURL)
+    }
+
+    override func stopLoading() {
+        let previous: Stage = lock.withLock {
+            defer { stage = .stopped }
+            return stage
+        }
+        switch previous {
+        case .connecting(let connection): connection.abort()
+        case .handshaking(let transport, _, _): transport.abort()
+        case .opened(let transport): transport.close()
+        case .idle, .challenging, .stopped: break
+        }
+    }
+
+    // MARK: Connecting
+
+    private func connect(to httpURL: URL) {
+        guard let connection = WebSocketConnector.Connection() else {
+            fail(URLError(.cannotConnectToHost, url: request.url, description: "libcurl could not make a handle."))
+            return
+        }
+        let accepted: TLSServerTrust?? = lock.withLock {
+            switch stage {
+            case .idle, .challenging:
+                stage = .connecting(connection)
+                return .some(acceptedServer)
+            default:
+                return .none
+            }
+        }
+        guard case .some(let pinned) = accepted else { return }
+        let environment = self.environment
+        let timeout = configuration.requestTimeout
+        DispatchQueue.global().async { [self] in
+            let result = WebSocketConnector.connect(connection, to: httpURL, environment: environment,
+                                                    timeout: timeout, acceptedServer: pinned)
+            switch result {
+            case .success(let connected):
+                handshake(over: connected, httpURL: httpURL)
+            case .failure(.untrustedServer(let error, let detail)):
+                guard transition(from: connection, to: .challenging) else { return }
+                presentTrustChallenge(for: httpURL, error: error, detail: detail)
+            case .failure(.failed(let error)):
+                guard transition(from: connection, to: .stopped) else { return }
+                fail(error)
+            }
+        }
+    }
+
+    /// Moves from connecting with `connection` to `next`; `false` when the load moved on (stopped).
+    private func transition(from connection: WebSocketConnector.Connection, to next: Stage) -> Bool {
+        lock.withLock {
+            guard case .connecting(let current) = stage, current === connection else { return false }
+            stage = next
+            return true
+        }
+    }
+
+    private func handshake(over connected: WebSocketConnector.Connected, httpURL: URL) {
+        guard let loop = CurlMultiLoop.shared(in: environment) else {
+            if transition(from: connected.connection, to: .stopped) {
+                fail(URLError(.cannotConnectToHost, url: request.url, description: "The session is invalidated."))
+            }
+            return
+        }
+        let key = WebSocketHandshakeKey.make()
+        let head: Data
+        do {
+            head = try WebSocketHandshakeExchange.requestHead(for: request, httpURL: httpURL, key: key,
+                                                              authorization: lock.withLock { storedAuthorization },
+                                                              environment: environment)
+        } catch {
+            if transition(from: connected.connection, to: .stopped) { fail(error) }
+            return
+        }
+        let transport = WebSocketTransport(connection: connected.connection, socket: connected.socket, loop: loop,
+                                           url: request.url, delegate: self)
+        guard transition(from: connected.connection,
+                         to: .handshaking(transport, WebSocketHandshakeExchange.ResponseReader(), key: key)) else {
+            transport.abort()
+            return
+        }
+        transport.write(head)
+    }
+
+    // MARK: WebSocketTransportDelegate (the handshake's answer)
+
+    func transport(_ transport: WebSocketTransport, didReceive bytes: UnsafeRawBufferPointer) {
+        guard let httpURL = request.url.flatMap(WebSocketHandshakeRequest.httpURL(for:)) else { return }
+        enum Next { case wait, ignore, malformed(String), head(HTTPURLResponse, Data, key: String) }
+        let next: Next = lock.withLock {
+            guard case .handshaking(let current, var reader, let key) = stage, current === transport else { return .ignore }
+            switch reader.append(bytes, url: httpURL) {
+            case .needMore:
+                stage = .handshaking(current, reader, key: key)
+                return .wait
+            case .malformed(let problem):
+                stage = .stopped
+                return .malformed(problem)
+            case .head(let response, let rest):
+                stage = .opened(current)
+                return .head(response, rest, key: key)
+            }
+        }
+        switch next {
+        case .wait, .ignore:
+            return
+        case .malformed(let problem):
+            transport.abort()
+            fail(URLError(.badServerResponse, url: request.url, description: "The WebSocket handshake failed: \(problem)."))
+        case .head(let response, let rest, let key):
+            answered(response, rest: rest, key: key, transport: transport, httpURL: httpURL)
+        }
+    }
+
+    func transport(_ transport: WebSocketTransport, didCloseWith error: URLError?) {
+        let current: Bool = lock.withLock {
+            guard case .handshaking(let handshaking, _, _) = stage, handshaking === transport else { return false }
+            stage = .stopped
+            return true
+        }
+        guard current else { return }
+        fail(URLError(.networkConnectionLost, url: request.url,
+                      description: "The WebSocket server closed the connection before it answered the handshake.",
+                      underlying: error))
+    }
+
+    /// The server answered the handshake with `response`.
+    private func answered(_ response: HTTPURLResponse, rest: Data, key: String, transport: WebSocketTransport, httpURL: URL) {
+        HTTPCookieHandling.store(from: response, for: request, environment: environment)
+        if let redirect = redirectRequest(after: response) {
+            stopAfterAnswer(transport)
+            client?.urlProtocol(self, wasRedirectedTo: redirect, redirectResponse: response)
+            return
+        }
+        if response.statusCode == 401, let authorization = WebSocketHandshakeExchange.storedAuthorization(for: response, httpURL: httpURL,
+                                                                                                           environment: environment) {
+            let retry: Bool = lock.withLock {
+                guard storedAuthorization == nil, request.value(forHTTPHeaderField: "Authorization") == nil,
+                      case .opened(let current) = stage, current === transport else { return false }
+                storedAuthorization = authorization
+                stage = .idle
+                return true
+            }
+            if retry {
+                transport.abort()
+                connect(to: httpURL)
+                return
+            }
+        }
+        let offered = WebSocketHandshakeRequest.offeredProtocols(inHeaderValue: request.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"))
+        do {
+            let selected = try WebSocketHandshakeValidator.validate(response, key: key, offeredProtocols: offered)
+            client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+            guard let owner = task as? WebSocketTransportOwner else {
+                stopAfterAnswer(transport)
+                return
+            }
+            owner.webSocketHandler(self, didOpen: transport, selectedProtocol: selected, initialBytes: rest)
+        } catch {
+            stopAfterAnswer(transport)
+            client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+            fail(error)
+        }
+    }
+
+    /// Closes the handshake's connection: its answer was not an upgrade.
+    private func stopAfterAnswer(_ transport: WebSocketTransport) {
+        lock.withLock {
+            if case .opened(let current) = stage, current === transport { stage = .stopped }
+        }
+        transport.abort()
+    }
+
+    /// The request a 3xx with `Location` proposes: the same request for the new URL, in its ws or
+    /// wss form; the origin-bound fields go when the origin changes. `nil` for any other answer.
+    private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+              let location = response.value(forHTTPHeaderField: "Location"),
+              let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
+              let mapped = Self.webSocketURL(for: target) else { return nil }
+        var next = request
+        next.url = mapped
+        if !URLOrigin.same(mapped, request.url) {
+            for field in URLOrigin.originBoundFields { next.setValue(nil, forHTTPHeaderField: field) }
+        }
+        return next
+    }
+
+    /// `url` with http as ws and https as wss (ws and wss stay); another scheme stays as it is, so
+    /// the task refuses it.
+    static func webSocketURL(for url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        switch components.scheme?.lowercased() {
+        case "http": components.scheme = "ws"
+        case "https": components.scheme = "wss"
+        default: break
+        }
+        return components.url
+    }
+
+    // MARK: Server trust
+
+    private func presentTrustChallenge(for httpURL: URL, error: URLError, detail: String?) {
+        let proxy = environment.proxyDictionary.flatMap { HTTPProxyConfiguration.proxy(for: httpURL, in: $0)?.curlValue }
+        TLSServerTrustChallenge.present(for: httpURL, error: error, detail: detail, environment: environment, proxy: proxy,
+                                        deliver: { [weak self] challenge in
+                                            guard let self else { return }
+                                            client?.urlProtocol(self, didReceive: challenge)
+                                        },
+                                        decided: { [weak self] outcome in
+                                            self?.trustDecided(outcome, httpURL: httpURL)
+                                        })
+    }
+
+    private func trustDecided(_ outcome: TLSServerTrustChallenge.Outcome, httpURL: URL) {
+        let stillChallenging: Bool = lock.withLock {
+            guard case .challenging = stage else { return false }
+            if case .accept(let trust) = outcome { acceptedServer = trust }
+            return true
+        }
+        guard stillChallenging else { return }
+        switch outcome {
+        case .accept:
+            connect(to: httpURL)
+        case .fail(let error):
+            lock.withLock { stage = .stopped }
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: URLError) {
+        client?.urlProtocol(self, didFailWithError: error)
+    }
+}
+
+extension WebSocketURLProtocol {
+    /// The task's connection ended (a close handshake: `error` is `nil`): reports the end of the
+    /// load to the client, which completes the task.
+    func connectionEnded(error: URLError?) {
+        if let error {
+            client?.urlProtocol(self, didFailWithError: error)
+        } else {
+            client?.urlProtocolDidFinishLoading(self)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../../CourierTests/TestServers/websocket_server.py
