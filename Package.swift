@@ -32,10 +32,16 @@ let package = Package(
             pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"])]
         ),
+        // OpenSSL, the TLS of stream tasks over Courier's own sockets (apt: libssl-dev).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl", "CSSH2", "CourierPluginABI"],
+            dependencies: ["CCurl", "CSSH2", "COpenSSL", "CourierPluginABI"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The plugin ABI: the C header every plugin and the host are built against.

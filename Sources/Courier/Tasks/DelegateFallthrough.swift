@@ -5,6 +5,9 @@ import Foundation
 enum DelegateMessage: Sendable {
     case redirect, challenge, needNewBodyStream, sentBodyData, completion, delayedRequest, metrics
     case waitingForConnectivity, response, becameDownload, data, cacheResponse, wroteData, resumedAtOffset
+    /// Stream tasks: `readClosedFor`, `writeClosedFor`, `didBecome inputStream:outputStream:`, and a
+    /// data task's `didBecome streamTask`.
+    case readClosed, writeClosed, becameStreams, becameStream
     /// `didFinishDownloadingTo`, which a download delegate must implement: never left to the session's.
     case finishedDownloading
 }

@@ -33,6 +33,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         case remove(CurlTransfer)
         case unpause(CurlTransfer)
         case nudge
+        /// Runs a socket client's I/O (``CurlLoopSocketClient``).
+        case service(any CurlLoopSocketClient)
     }
 
     /// The key under which a session keeps its loop.
@@ -71,6 +73,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// `active.count`, readable without the drive lock: a thread starting a transfer does not even
     /// try the lock while transfers run (a stale value only sends it down the other path).
     private let activeCount = Atomic<Int>(0)
+    /// Sockets that are not libcurl's, watched for their clients (stream tasks), by descriptor.
+    /// Guarded by the drive lock.
+    private var clients: [Int32: any CurlLoopSocketClient] = [:]
 
 
     /// A loop with a new multi handle; `nil` if libcurl or the system cannot make one.
@@ -112,6 +117,24 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// Runs every transfer once, on the loop thread after the current libcurl call, for a transfer
     /// libcurl may have left waiting for nothing (``CurlFTPDoPhaseNudge``). Callable from a callback.
     func nudge() { submit(.nudge, driveHere: false) }
+
+    /// Runs `client`'s ``CurlLoopSocketClient/serviceSocket(on:readable:writable:)`` on the loop thread
+    /// soon (with the drive lock held). Callable from any thread, with locks held.
+    func service(_ client: any CurlLoopSocketClient) { submit(.service(client), driveHere: false) }
+
+    /// Watches `socket` for `client`, replacing an earlier interest: its readiness is passed to the
+    /// client instead of libcurl. Only from inside the client's service (drive lock held).
+    func watch(_ socket: Int32, readable: Bool, writable: Bool, for client: any CurlLoopSocketClient) {
+        clients[socket] = client
+        poller.watch(socket, readable: readable, writable: writable)
+    }
+
+    /// Stops watching a client's `socket`; call before closing it. Only from inside the client's
+    /// service (drive lock held).
+    func unwatch(clientSocket socket: Int32) {
+        guard clients.removeValue(forKey: socket) != nil else { return }
+        poller.unwatch(socket)
+    }
 
     func shutDown() {
         let threadRuns: Bool = stateLock.withLock {
@@ -227,6 +250,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             }
         case .nudge:
             break // drive() runs one pass for all the nudges it takes
+        case .service(let client):
+            client.serviceSocket(on: self, readable: false, writable: false)
         }
     }
 
@@ -236,6 +261,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             switch command {
             case .add(let transfer): transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             case .remove(let transfer): transfer.release()
+            case .service(let client): client.loopDidStop()
             case .unpause, .nudge: break
             }
         }
@@ -251,12 +277,18 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             let step: LoopStep = driveLock.withLock {
                 var running: Int32 = 0
                 for event in ready {
-                    _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
+                    if let client = clients[event.socket] {
+                        // Errors and hang-ups count as readable: the client's read finds out.
+                        client.serviceSocket(on: self, readable: event.mask & (CURL_CSELECT_IN | CURL_CSELECT_ERR) != 0,
+                                             writable: event.mask & CURL_CSELECT_OUT != 0)
+                    } else {
+                        _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
+                    }
                 }
                 guard drive() else { return .stop }
                 var sleep = min(nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds, Self.longestSleepMilliseconds)
                 let now = monotonicNanoseconds()
-                if active.isEmpty {
+                if active.isEmpty && clients.isEmpty {
                     if idleSince == 0 { idleSince = now }
                     let idleFor = Int((now &- idleSince) / 1_000_000)
                     sleep = min(sleep, max(0, Self.idleLinger - idleFor))
@@ -266,7 +298,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 return stateLock.withLock {
                     // Commands submitted while the loop was awake did not wake it: look before sleeping.
                     guard commands.isEmpty, !stopping else { return .sleep(0) }
-                    if active.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
+                    if active.isEmpty, clients.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
                         threadRunning = false
                         return .end
                     }
@@ -307,6 +339,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             }
             active.removeAll()
+            let stranded = Array(clients.values)
+            for socket in clients.keys { poller.unwatch(socket) }
+            clients.removeAll()
+            for client in stranded { client.loopDidStop() }
             curl_multi_cleanup(multi)
             closed = true
             httpHandles.close()
