@@ -126,7 +126,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CMallocInfo"],
             // Test servers the tests start as processes (found through #filePath, not bundled).
-            exclude: ["TestServers/ftp_server.py"],
+            exclude: ["TestServers/ftp_server.py", "TestServers/stream_tls_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Loads the plugins above from a directory, as an app would: they are not linked in. The kit

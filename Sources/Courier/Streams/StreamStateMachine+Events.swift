@@ -15,11 +15,18 @@ extension StreamStateMachine {
 
     /// The app queued a read of `minimum`...`maximum` bytes.
     mutating func read(id: Int, minimum: Int, maximum: Int) -> [StreamAction] {
+        // A stream that ended after the peer's end of stream still reads as at its end.
+        if phase == .ended(nil), peerClosed, !readClosed {
+            return [.completeRead(id: id, data: Data(), atEOF: true, error: nil)]
+        }
         if let refusal = refusal(reading: true) {
             return [.completeRead(id: id, data: nil, atEOF: false, error: refusal)]
         }
         operations.append(.read(id: id, minimum: max(0, minimum), maximum: max(1, maximum, minimum)))
-        return advance()
+        let actions = advance()
+        // A read left waiting may need the socket read again (the read-ahead was full).
+        let waits = operations.contains { $0.id == id }
+        return phase == .open && waits ? actions + [.service] : actions
     }
 
     /// The app queued a write.
@@ -28,7 +35,8 @@ extension StreamStateMachine {
             return [.completeWrite(id: id, error: refusal)]
         }
         operations.append(.write(id: id, data: data))
-        return advance()
+        // The transport writes it (or waits for the socket).
+        return phase == .open ? advance() + [.service] : advance()
     }
 
     /// `closeRead()`: after the reads queued before it.
