@@ -9,7 +9,7 @@ import Foundation
 // unchanged against Courier. `scripts/check-source-compatibility` compiles it both ways with
 // `swiftc -typecheck`; it is never run. It uses only what FoundationNetworking declares (no
 // `bytes(for:)`), and avoids FoundationNetworking's deprecated API so that both builds are quiet.
-// Stream and WebSocket tasks are left out until Courier has them.
+// WebSocket tasks are left out until Courier has them; stream tasks are in FoundationNetworkingStreams.swift.
 
 // MARK: - A small API client with completion handlers
 
