@@ -41,10 +41,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // OpenSSL, the TLS of stream tasks over Courier's own sockets (apt: libssl-dev).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl", "CSSH2", "CourierPluginABI"],
+            dependencies: ["CCurl", "CSSH2", "COpenSSL", "CourierPluginABI"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The plugin ABI: the C header every plugin and the host are built against.
@@ -143,7 +149,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierAgentCore", "CMallocInfo"],
             // Test servers the tests start as processes (found through #filePath, not bundled).
-            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py"],
+            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Loads the plugins above from a directory, as an app would: they are not linked in. The kit

@@ -9,8 +9,8 @@ import Foundation
 // unchanged against Courier. `scripts/check-source-compatibility` compiles it both ways with
 // `swiftc -typecheck`; it is never run. It uses only what FoundationNetworking declares (no
 // `bytes(for:)`), and avoids FoundationNetworking's deprecated API so that both builds are quiet.
-// Stream tasks are left out until Courier has them; WebSocket tasks have their own program,
-// FoundationNetworkingWebSocketClient.swift.
+// WebSocket tasks have their own program, FoundationNetworkingWebSocketClient.swift; stream tasks
+// theirs, FoundationNetworkingStreams.swift.
 
 // MARK: - A small API client with completion handlers
 

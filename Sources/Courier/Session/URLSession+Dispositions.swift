@@ -34,5 +34,10 @@ extension URLSession {
         /// `urlSession(_:dataTask:didBecome:)` with it, then download messages, and the data task
         /// ends without a completion of its own.
         case becomeDownload
+        /// Continue as a stream task over the same connection (an HTTP `Upgrade`). Courier cannot
+        /// take a connection away from libcurl's HTTP engine, so the task fails with
+        /// `unsupportedURL` instead (see `Documentation/Migration.md`); open the connection with
+        /// ``URLSession/streamTask(withHostName:port:)`` and speak HTTP on it to upgrade.
+        case becomeStream
     }
 }

@@ -11,6 +11,9 @@ public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
     /// The data task became a download task (after `.becomeDownload`).
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask)
 
+    /// The data task became a stream task (after `.becomeStream`).
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome streamTask: URLSessionStreamTask)
+
     /// A piece of the body, in order.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
 
@@ -30,6 +33,11 @@ extension URLSessionDataDelegate {
     /// Does nothing.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask) {
         DelegateFallthrough.defers(.becameDownload, of: self)
+    }
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome streamTask: URLSessionStreamTask) {
+        DelegateFallthrough.defers(.becameStream, of: self)
     }
 
     /// Does nothing.

@@ -7,6 +7,9 @@ enum DelegateMessage: Sendable {
     case waitingForConnectivity, response, becameDownload, data, cacheResponse, wroteData, resumedAtOffset
     /// `URLSessionWebSocketDelegate`'s `didOpenWithProtocol` and `didCloseWith`.
     case webSocketOpened, webSocketClosed
+    /// Stream tasks: `readClosedFor`, `writeClosedFor`, `didBecome inputStream:outputStream:`, and a
+    /// data task's `didBecome streamTask`.
+    case readClosed, writeClosed, becameStreams, becameStream
     /// `didFinishDownloadingTo`, which a download delegate must implement: never left to the session's.
     case finishedDownloading
 }

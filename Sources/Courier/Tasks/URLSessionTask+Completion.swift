@@ -81,6 +81,12 @@ extension URLSessionTask {
     /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries.
     func deliverCompletion(error: (any Error)?, keepFile: Bool) {
         guard let session else { return }
+        // A stream task's pending reads and writes complete first; one whose streams were captured
+        // ends without further messages, as Apple documents.
+        if let streamTask = self as? URLSessionStreamTask, streamTask.streamWillComplete(error: error) {
+            session.taskDidComplete(self)
+            return
+        }
         let (file, body, response, progress, received) = lock.withLock {
             core.error = error
             let file = core.downloadFile

@@ -80,6 +80,8 @@ extension URLSessionTask {
                     cancel()
                 case .becomeDownload:
                     becomeDownload(after: response)
+                case .becomeStream:
+                    refuseBecomingStream(after: response)
                 }
                 resume()
             }
@@ -211,7 +213,9 @@ extension URLSessionTask {
         }
     }
 
-    func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int) {
+    /// A challenge from the load `generation` (`nil`: from the task itself, such as a stream
+    /// task's TLS) goes to the delegate as an awaiting step.
+    func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int?) {
         guard let session else { return }
         switch lock.withLock({ core.machine.route(generation) }) {
         case .stale: return

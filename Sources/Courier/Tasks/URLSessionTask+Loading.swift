@@ -9,6 +9,11 @@ extension URLSessionTask {
             complete(error: creationFailure, generation: nil)
             return
         }
+        // A stream task has no request and no handler: it opens its own connection.
+        if let streamTask = self as? URLSessionStreamTask {
+            streamTask.beginStream()
+            return
+        }
         if case .file(let fileURL) = uploadBody, !FileManager.default.isReadableFile(atPath: fileURL.path) {
             let exists = FileManager.default.fileExists(atPath: fileURL.path)
             complete(error: URLError(exists ? .noPermissionsToReadFile : .fileDoesNotExist, url: initialRequest?.url,

@@ -40,6 +40,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         /// Tell a watched socket's watcher it may read now (data may wait in a TLS buffer, where
         /// epoll cannot see it).
         case poke(Int32)
+        /// Runs a socket client's I/O (``CurlLoopSocketClient``).
+        case service(any CurlLoopSocketClient)
     }
 
     /// The key under which a session keeps its loop.
@@ -81,6 +83,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// Sockets Courier reads and writes itself, outside libcurl's multi handle (``CurlSocketWatcher``),
     /// by descriptor. Guarded by the drive lock.
     private var watchers: [Int32: any CurlSocketWatcher] = [:]
+    /// Sockets that are not libcurl's, watched for their clients (stream tasks), by descriptor.
+    /// Guarded by the drive lock.
+    private var clients: [Int32: any CurlLoopSocketClient] = [:]
 
 
     /// A loop with a new multi handle; `nil` if libcurl or the system cannot make one.
@@ -141,6 +146,24 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
 
     /// Asks the loop thread to call `socket`'s watcher as readable, whatever epoll says.
     func poke(_ socket: Int32) { submit(.poke(socket), driveHere: false) }
+
+    /// Runs `client`'s ``CurlLoopSocketClient/serviceSocket(on:readable:writable:)`` on the loop thread
+    /// soon (with the drive lock held). Callable from any thread, with locks held.
+    func service(_ client: any CurlLoopSocketClient) { submit(.service(client), driveHere: false) }
+
+    /// Watches `socket` for `client`, replacing an earlier interest: its readiness is passed to the
+    /// client instead of libcurl. Only from inside the client's service (drive lock held).
+    func watch(_ socket: Int32, readable: Bool, writable: Bool, for client: any CurlLoopSocketClient) {
+        clients[socket] = client
+        poller.watch(socket, readable: readable, writable: writable)
+    }
+
+    /// Stops watching a client's `socket`; call before closing it. Only from inside the client's
+    /// service (drive lock held).
+    func unwatch(clientSocket socket: Int32) {
+        guard clients.removeValue(forKey: socket) != nil else { return }
+        poller.unwatch(socket)
+    }
 
     func shutDown() {
         let threadRuns: Bool = stateLock.withLock {
@@ -268,6 +291,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             then()
         case .poke(let socket):
             watchers[socket]?.socketIsReady(readable: true, writable: false)
+        case .service(let client):
+            client.serviceSocket(on: self, readable: false, writable: false)
         }
     }
 
@@ -280,6 +305,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             case .unpause, .nudge, .poke: break
             case .watch(_, let watcher, _, _): watcher.loopDidStop()
             case .unwatch(_, let then): then()
+            case .service(let client): client.loopDidStop()
             }
         }
     }
@@ -297,6 +323,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                     if let watcher = watchers[event.socket] {
                         watcher.socketIsReady(readable: event.mask & (CURL_CSELECT_IN | CURL_CSELECT_ERR) != 0,
                                               writable: event.mask & (CURL_CSELECT_OUT | CURL_CSELECT_ERR) != 0)
+                    } else if let client = clients[event.socket] {
+                        // Errors and hang-ups count as readable: the client's read finds out.
+                        client.serviceSocket(on: self, readable: event.mask & (CURL_CSELECT_IN | CURL_CSELECT_ERR) != 0,
+                                             writable: event.mask & CURL_CSELECT_OUT != 0)
                     } else {
                         _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
                     }
@@ -304,7 +334,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 guard drive() else { return .stop }
                 var sleep = min(nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds, Self.longestSleepMilliseconds)
                 let now = monotonicNanoseconds()
-                if active.isEmpty && watchers.isEmpty {
+                if active.isEmpty && watchers.isEmpty && clients.isEmpty {
                     if idleSince == 0 { idleSince = now }
                     let idleFor = Int((now &- idleSince) / 1_000_000)
                     sleep = min(sleep, max(0, Self.idleLinger - idleFor))
@@ -314,7 +344,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 return stateLock.withLock {
                     // Commands submitted while the loop was awake did not wake it: look before sleeping.
                     guard commands.isEmpty, !stopping else { return .sleep(0) }
-                    if active.isEmpty, watchers.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
+                    if active.isEmpty, watchers.isEmpty, clients.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
                         threadRunning = false
                         return .end
                     }
@@ -358,6 +388,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             let stopped = watchers.values
             watchers.removeAll()
             for watcher in stopped { watcher.loopDidStop() }
+            let stranded = Array(clients.values)
+            for socket in clients.keys { poller.unwatch(socket) }
+            clients.removeAll()
+            for client in stranded { client.loopDidStop() }
             curl_multi_cleanup(multi)
             closed = true
             httpHandles.close()

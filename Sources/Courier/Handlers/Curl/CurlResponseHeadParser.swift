@@ -59,7 +59,10 @@ struct CurlResponseHeadParser {
             guard let (version, code) = statusLine.withUTF8({ Self.parseStatusLine(UnsafeRawBufferPointer($0)) }) else {
                 return .malformed(statusLine)
             }
-            if (100..<200).contains(code) { return .informational }
+            // libcurl treats a 101 it did not ask for (no h2c or WebSocket upgrade) as the final
+            // head and what follows as the body: so does the parser, or the load would wait for a
+            // head that never comes.
+            if (100..<200).contains(code), code != 101 { return .informational }
             trailersMayFollow = Self.mayHaveTrailers(version: version, fields: fields)
             return .head(CurlResponseHead(statusCode: code, httpVersion: version, fields: fields))
         }
