@@ -18,6 +18,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // Logging (Documentation/Observability.md). 1.11 is the first with `LogHandler.log(event:)`,
+        // which the tool's `-v` handler implements.
+        .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
     ],
     targets: [
         // libcurl, the engine of the http, https and ftp handlers (apt: libcurl4-openssl-dev).
@@ -35,7 +38,7 @@ let package = Package(
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl", "CSSH2", "CourierPluginABI"],
+            dependencies: ["CCurl", "CSSH2", "CourierPluginABI", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The plugin ABI: the C header every plugin and the host are built against.
@@ -68,6 +71,7 @@ let package = Package(
             dependencies: [
                 "Courier",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -118,7 +122,7 @@ let package = Package(
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CMallocInfo"],
+            dependencies: ["Courier", "CMallocInfo", .product(name: "Logging", package: "swift-log")],
             // Test servers the tests start as processes (found through #filePath, not bundled).
             exclude: ["TestServers/ftp_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
