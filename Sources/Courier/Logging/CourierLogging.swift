@@ -50,7 +50,7 @@ package enum CourierLogging {
 package enum CourierLogKey {
     /// The task's identifier within its session (`taskIdentifier`).
     package static let task = "courier.task"
-    /// The URL, without its user name and password (``LogRedaction/url(_:)``).
+    /// The URL, its password redacted (``LogRedaction/url(_:)``).
     package static let url = "courier.url"
     /// The kind of task: `data`, `upload` or `download`.
     package static let kind = "courier.kind"

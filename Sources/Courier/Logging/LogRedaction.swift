@@ -2,7 +2,7 @@ import Foundation
 
 /// Removes credentials from what Courier logs: the values of `Authorization`,
 /// `Proxy-Authorization`, `Cookie` and `Set-Cookie` header lines, the password of an FTP `PASS`
-/// command, and the user name and password inside URLs (`Documentation/Security.md`).
+/// command, and the password inside URLs (`Documentation/Security.md`).
 ///
 /// Log records are redacted before they reach any `LogHandler`; only `courier --trace-secrets`
 /// (through ``HandlerEnvironment/logsSecrets``) turns this off.
@@ -17,14 +17,11 @@ package enum LogRedaction {
     /// (`Authorization: Basic [redacted]`).
     private static let schemeFields: Set<String> = ["authorization", "proxy-authorization"]
 
-    /// `url` as text without its user name and password.
+    /// `url` as text with its password (if it has one) replaced by ``marker``; the user name is
+    /// kept (`sftp://alice:[redacted]@host/file`).
     package static func url(_ url: URL?) -> String {
         guard let url else { return "" }
-        guard url.user != nil || url.password != nil,
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
-        components.user = nil
-        components.password = nil
-        return components.string ?? marker
+        return url.password == nil ? url.absoluteString : userinfo(in: url.absoluteString)
     }
 
     /// One line sent or received (a header line, a status line, an FTP command or reply), with the
@@ -42,7 +39,7 @@ package enum LogRedaction {
         return value.isEmpty ? line : "\(name): \(marker)"
     }
 
-    /// `text` (a note from libcurl, which may quote a proxy URL) with the user name and password
+    /// `text` (a note from libcurl, which may quote a proxy URL; a request line) with the password
     /// of every `scheme://user:password@` in it replaced by ``marker``.
     package static func userinfo(in text: String) -> String {
         guard text.contains("@"), text.contains("://") else { return text }
@@ -52,8 +49,8 @@ package enum LogRedaction {
             result += rest[..<separator.upperBound]
             rest = rest[separator.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == " " || $0 == "'" || $0 == "\"" || $0 == ">" } ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                result += marker
+            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                result += rest[...colon] + marker
                 rest = rest[at...]
             }
         }

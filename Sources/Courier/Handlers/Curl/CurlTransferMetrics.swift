@@ -92,13 +92,14 @@ extension CurlTransferMetrics {
     /// reused, the HTTP version (or the protocol), and the TLS version and cipher suite, e.g.
     /// `connection 127.0.0.1:8443 new, http/1.1, TLSv1.3 TLS_AES_256_GCM_SHA384`.
     func logConnection(to logger: Logger, url: URL?) {
-        logger.debug("\(connectionSummary)", metadata: [
+        var metadata: Logger.Metadata = [
             CourierLogKey.url: "\(LogRedaction.url(url))",
             "courier.remote": "\(remoteAddress ?? "")\(remotePort.map { ":\($0)" } ?? "")",
             "courier.reused": "\(reused)",
-            "courier.protocol": "\(protocolName ?? "")",
             "courier.tls": "\(tls.map { Self.tlsVersionName($0.version) } ?? "none")",
-        ])
+        ]
+        if let protocolName { metadata["courier.protocol"] = "\(protocolName)" }
+        logger.debug("\(connectionSummary)", metadata: metadata)
     }
 
     /// The one-line description of ``logConnection(to:url:)``.
