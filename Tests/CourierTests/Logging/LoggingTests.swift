@@ -154,6 +154,19 @@ struct LoggingTests {
         #expect(store.all.isEmpty, "\(store.all.map(\.message))")
     }
 
+    @Test func atInfoAGETCostsOnlyAFewLevelChecks() async throws {
+        let server = try await HTTPTest.nginx()
+        let store = RecordingLogHandler.Store()
+        let session = Self.session(store, level: .info)
+        defer { session.finishTasksAndInvalidate() }
+        let before = store.levelReads
+        _ = try await session.loadData(server.url(NginxServer.Files.hello))
+        #expect(await Self.waitForCompletionRecords(session))
+        // created, resumed, the handler's configuration, the libcurl attempt, completed: one level
+        // read each; no message, no metadata, no libcurl trace.
+        #expect(store.levelReads - before == 5, "\(store.levelReads - before) level reads")
+    }
+
     @Test func debugLevelHasNoWireTrace() async throws {
         let server = try await HTTPTest.nginx()
         let store = RecordingLogHandler.Store()

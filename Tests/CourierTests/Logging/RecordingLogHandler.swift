@@ -19,9 +19,16 @@ struct RecordingLogHandler: LogHandler {
     /// Where the records go; shared by every copy of the handler.
     final class Store: Sendable {
         private let records = Locked<[Record]>([])
+        private let levelReadCount = Locked(0)
 
         /// Every record so far.
         var all: [Record] { records.current }
+
+        /// How many times the library asked a handler for its level: the whole cost of logging for
+        /// a load whose records are all below that level.
+        var levelReads: Int { levelReadCount.current }
+
+        fileprivate func countLevelRead() { levelReadCount.withLock { $0 += 1 } }
 
         fileprivate func append(_ record: Record) { records.withLock { $0.append(record) } }
 
@@ -40,7 +47,16 @@ struct RecordingLogHandler: LogHandler {
     }
 
     let store: Store
-    var logLevel: Logger.Level = .trace
+    private var level: Logger.Level = .trace
+
+    /// The handler's level; each read is counted (``Store/levelReads``).
+    var logLevel: Logger.Level {
+        get {
+            store.countLevelRead()
+            return level
+        }
+        set { level = newValue }
+    }
     var metadata: Logger.Metadata = [:]
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
