@@ -21,6 +21,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // Logging (Documentation/Observability.md). 1.11 is the first with `LogHandler.log(event:)`,
+        // which the tool's `-v` handler implements.
+        .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
     ],
     targets: [
         // libcurl, the engine of the http, https and ftp handlers (apt: libcurl4-openssl-dev).
@@ -50,7 +53,7 @@ let package = Package(
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl", "CSSH2", "COpenSSL", "CourierPluginABI"],
+            dependencies: ["CCurl", "CSSH2", "COpenSSL", "CourierPluginABI", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The plugin ABI: the C header every plugin and the host are built against.
@@ -97,6 +100,7 @@ let package = Package(
                 "Courier",
                 "CourierAgentCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -147,7 +151,7 @@ let package = Package(
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierAgentCore", "CMallocInfo"],
+            dependencies: ["Courier", "CourierAgentCore", "CMallocInfo", .product(name: "Logging", package: "swift-log")],
             // Test servers the tests start as processes (found through #filePath, not bundled).
             exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]

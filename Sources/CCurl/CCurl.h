@@ -48,6 +48,12 @@ static inline CURLcode courier_easy_setopt_xferinfo_function(CURL *handle,
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
 }
 
+/// CURLOPT_DEBUGFUNCTION: libcurl's trace (what CURLOPT_VERBOSE would print), handed to `function`.
+static inline CURLcode courier_easy_setopt_debug_function(CURL *handle,
+                                                          int (*function)(CURL *, curl_infotype, char *, size_t, void *)) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, function);
+}
+
 static inline CURLcode courier_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -118,6 +118,7 @@ struct CourierCommand: AsyncParsableCommand {
         settings.options = options
         settings.include = output.include || output.head
         settings.verbose = output.verbose
+        settings.traceSecrets = output.traceSecrets
         settings.failOnHTTPError = output.fail
         settings.silent = output.silent
         settings.showError = output.showError

@@ -19,7 +19,8 @@ struct ExplicitRun: Sendable {
             return error.exit
         }
         let targets = Self.targets(for: urls, destination: destination, remoteName: settings.remoteName)
-        let session = Fetcher.makeSession(maxTime: settings.options.maxTime, cookies: settings.cookies)
+        let session = Fetcher.makeSession(maxTime: settings.options.maxTime, cookies: settings.cookies,
+                                          verbose: settings.verbose, traceSecrets: settings.traceSecrets)
         let toStandardOutput = targets.contains { (try? $0.get()) == .standardOutput }
         let meter = ProgressMeter.isWanted(silent: settings.silent, bodiesToStandardOutput: toStandardOutput)
             ? ProgressMeter() : nil

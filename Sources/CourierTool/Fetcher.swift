@@ -50,9 +50,15 @@ struct Fetcher: Sendable {
     }
 
     /// The session for one run: ephemeral (cookies, credentials and connections live as long as the
-    /// run, in memory; no cache), with `-m` as its timeouts.
-    static func makeSession(maxTime: TimeInterval?, cookies: [HTTPCookie] = []) -> URLSession {
+    /// run, in memory; no cache), with `-m` as its timeouts; with `verbose`, its logger prints the
+    /// wire trace (``VerboseTrace``), showing credentials when `traceSecrets`.
+    static func makeSession(maxTime: TimeInterval?, cookies: [HTTPCookie] = [], verbose: Bool = false,
+                            traceSecrets: Bool = false) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
+        if verbose {
+            configuration.logger = VerboseTrace.logger()
+            configuration.logsSecrets = traceSecrets
+        }
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         if let maxTime {

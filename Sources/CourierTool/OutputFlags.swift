@@ -10,8 +10,11 @@ struct OutputFlags: ParsableArguments {
     @Flag(name: [.customShort("I"), .customLong("head")], help: "Fetch the headers only (HTTP HEAD) and write them.")
     var head = false
 
-    @Flag(name: .shortAndLong, help: "Print the request (> ) and the response (< ) on standard error.")
+    @Flag(name: .shortAndLong, help: "Show what goes over the wire on standard error: request (> ), response (< ) and connection notes (* ), credentials redacted.")
     var verbose = false
+
+    @Flag(name: .customLong("trace-secrets"), help: "With -v, show credentials (Authorization, Cookie, passwords) instead of redacting them.")
+    var traceSecrets = false
 
     @Flag(name: .shortAndLong, help: "Silent: no progress meter and no error messages.")
     var silent = false
@@ -48,6 +51,7 @@ struct OutputFlags: ParsableArguments {
         if remoteName { given.append("-O") }
         if writeOut != nil { given.append("-w") }
         if continueAt != nil { given.append("-C") }
+        if traceSecrets { given.append("--trace-secrets") }
         return given
     }
 
@@ -60,6 +64,9 @@ struct OutputFlags: ParsableArguments {
         }
         if continueAt != nil, output == nil, !remoteName {
             throw ValidationError("-C needs an output file (-o or -O)")
+        }
+        if traceSecrets, !verbose {
+            throw ValidationError("--trace-secrets needs -v")
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Courier
 
 /// Renders requests and responses as header lines, for `-i/--include` (response headers before the body)
-/// and `-v/--verbose` (request and response on standard error, prefixed `> ` and `< `).
+/// and `-v/--verbose` for the schemes libcurl does not trace (request and response on standard error,
+/// prefixed `> ` and `< `; see ``VerboseTrace``).
 enum ResponsePrinter {
     /// The response's header block, one line per element, without line ends.
     ///

@@ -6,7 +6,10 @@ struct RunSettings: Sendable {
     var options = RequestOptions()
     /// `-i` (and `-I`): headers before the body.
     var include = false
+    /// `-v`.
     var verbose = false
+    /// `--trace-secrets`: `-v` shows credentials.
+    var traceSecrets = false
     /// `--fail`.
     var failOnHTTPError = false
     /// `-s`.

@@ -93,7 +93,9 @@ struct TransferRunner: Sendable {
         } catch {
             return Attempt(outcome: FetchOutcome(failure: ToolFailure(wrapping: error)))
         }
-        if settings.verbose { ResponsePrinter.trace(ResponsePrinter.requestLines(for: request), prefix: "> ") }
+        if settings.verbose, !VerboseTrace.tracesWire(url) {
+            ResponsePrinter.trace(VerboseTrace.shown(ResponsePrinter.requestLines(for: request), secrets: settings.traceSecrets), prefix: "> ")
+        }
         let outcome = await fetcher.fetch(request, uploadFile: settings.options.bodyFile, into: sink) { [self, offset] response in
             check(response, sink: sink, url: url, offset: offset, retriesLeft: retriesLeft)
         }
@@ -115,7 +117,9 @@ struct TransferRunner: Sendable {
     private func check(_ response: URLResponse, sink: any OutputSink, url: URL, offset: Int64,
                        retriesLeft: Bool) -> ResponseDecision
     {
-        if settings.verbose { ResponsePrinter.trace(ResponsePrinter.headerLines(for: response), prefix: "< ") }
+        if settings.verbose, !VerboseTrace.tracesWire(url) {
+            ResponsePrinter.trace(VerboseTrace.shown(ResponsePrinter.headerLines(for: response), secrets: settings.traceSecrets), prefix: "< ")
+        }
         let http = response as? HTTPURLResponse
         if retriesLeft, let http, RetryPolicy.transientStatuses.contains(http.statusCode) {
             return .retry(after: RetryPolicy.retryAfter(of: response))

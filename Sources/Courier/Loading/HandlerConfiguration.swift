@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Everything a handler instance needs to know about the load it serves, fixed when it is made: the
 /// session's stores, settings and resources (``environment``), the request's effective cache policy
@@ -23,6 +24,9 @@ struct HandlerConfiguration: Sendable {
     /// of its age), or `nil` when there is none or the cache does not know. Handlers never read or
     /// write the cache themselves: the task looks up and stores.
     let cachedResponseStoredAt: Date?
+    /// The logger of this load: the session's, with the task's identifier in its metadata when it
+    /// logs at `debug` or below.
+    var logger = CourierLogging.disabled
 
     /// A configuration with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerConfiguration {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What a built-in handler needs to know about the session it serves, without depending on the
 /// session layer: the stores, the connection settings, and a place for per-session engines.
@@ -34,6 +35,10 @@ struct HandlerEnvironment: @unchecked Sendable {
     var responseBodyLimit = ResponseBodyLimit()
     /// The caps on one directory listing (``DirectoryListingLimits``).
     var listingCaps = DirectoryListingLimits.standard
+    /// The session's logger (``URLSessionConfiguration/logger``): what the handlers' connections log.
+    var logger = CourierLogging.disabled
+    /// Whether trace records keep credentials (`courier --trace-secrets`); else they are redacted.
+    var logsSecrets = false
 
     /// An environment with no stores, for handlers driven outside a session.
     static func standalone() -> HandlerEnvironment {

@@ -133,6 +133,8 @@ open class URLSession: NSObject, @unchecked Sendable {
             environment.responseBodyLimit = ResponseBodyLimit(configured: copy.maximumResponseBodySize,
                                                               inMemory: copy.inMemoryResponseBodyLimit)
             environment.listingCaps = copy.directoryListingCaps
+            environment.logger = copy.logger
+            environment.logsSecrets = copy.logsSecrets
             resolver = ProtocolResolver(configured: (copy.protocolClasses ?? []).compactMap { ($0 as? URLProtocol.Type).map(ProtocolClassBox.init) },
                                         builtIns: BuiltInHandlers.table)
         }
@@ -304,7 +306,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     /// Registers a new task, or returns why it may not run.
     func register<Task: URLSessionTask>(_ make: (Int, URLError?) -> Task) -> Task {
-        lock.withLock {
+        let task = lock.withLock {
             registry.lastIdentifier += 1
             let refusal = registry.invalidating
                 ? URLError(.unknown, url: nil, description: "The session was invalidated; it cannot run new tasks.")
@@ -313,6 +315,8 @@ open class URLSession: NSObject, @unchecked Sendable {
             if refusal == nil { registry.tasks[task.identifier] = task }
             return task
         }
+        task.log(.created)
+        return task
     }
 
     /// A task started a handler: watch it for timeouts.
@@ -325,6 +329,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     /// A task delivered its completion: forget it, and finish invalidating when it was the last.
     func taskDidComplete(_ task: URLSessionTask) {
+        task.log(.completed)
         let finished: Bool = lock.withLock {
             registry.tasks.removeValue(forKey: task.identifier)
             return registry.invalidating && registry.tasks.isEmpty

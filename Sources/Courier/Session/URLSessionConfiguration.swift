@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The settings a session is created with: timeouts, caching, cookies, credentials, extra headers
 /// and the protocol classes it consults first.
@@ -41,6 +42,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var backgroundAgentDirectories: BackgroundDirectories?
         var backgroundAgentExecutable: String?
         var backgroundAgentEnvironment: [String: String] = [:]
+        var logger = CourierLogging.environmentLogger
+        var logsSecrets = false
     }
 
     private let lock = Lock()
@@ -342,6 +345,31 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     var directoryListingCaps: DirectoryListingCaps {
         get { self.get(\.directoryListingCaps) }
         set { self.set(\.directoryListingCaps, newValue) }
+    }
+
+    /// Courier's own setting, not Apple's: where the session's tasks and connections log, with
+    /// swift-log. Task lifecycle, each connection (address, reuse, TLS version and cipher, HTTP
+    /// version) and SSH negotiation are logged at `debug`; what went over the wire (libcurl's trace:
+    /// request and response lines and headers, FTP commands, body sizes) at `trace`, with
+    /// credentials redacted (`Documentation/Observability.md`). Nothing is logged at `info` or above
+    /// for loads that go as expected, and the wire trace is switched on in libcurl only while this
+    /// logger's level is `trace`.
+    ///
+    /// The default is silent unless the `COURIER_LOG` environment variable names a level (`trace`,
+    /// `debug`, `info`, `warning`, `error`), in which case records of that level and above go to
+    /// standard error. Set it to a `Logger` of the app's own (for example one made by the handler
+    /// the app bootstrapped `LoggingSystem` with) to send Courier's records there; its level and
+    /// metadata are kept.
+    open var logger: Logger {
+        get { self.get(\.logger) }
+        set { self.set(\.logger, newValue) }
+    }
+
+    /// Whether trace records keep credentials (header values, FTP passwords, URL passwords)
+    /// instead of redacting them. Not public: only `courier --trace-secrets` sets it.
+    package var logsSecrets: Bool {
+        get { self.get(\.logsSecrets) }
+        set { self.set(\.logsSecrets, newValue) }
     }
 
     /// `URLProtocol` subclasses the session asks, in order, before registered classes and the

@@ -20,6 +20,7 @@ extension URLSessionTask {
             return (action, core.events.kick(paused: core.machine.isDeliveryPaused))
         }
         if schedule { scheduleDrain() }
+        if case .none = action {} else { log(.resumed) }
         switch action {
         case .none:
             return
@@ -33,7 +34,7 @@ extension URLSessionTask {
     /// Delivery pauses by itself (the drain reads the machine); a flow-controlled handler pauses the
     /// next time it asks `canAcceptMoreData`.
     func suspendTask() {
-        lock.withLock { _ = core.machine.suspend() }
+        if lock.withLock({ core.machine.suspend() }) { log(.suspended) }
     }
 
     func cancelTask(producingResumeData resumeHandler: UncheckedSendable<(Data?) -> Void>?) {
@@ -57,6 +58,7 @@ extension URLSessionTask {
             }
             return
         }
+        log(.cancelled)
         stop?.stop()
         if schedule { scheduleDrain() }
         session?.taskWillComplete(self)

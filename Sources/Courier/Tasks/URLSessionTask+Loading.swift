@@ -132,7 +132,7 @@ extension URLSessionTask {
         }
         guard let generation else { return }
         let client = TaskProtocolClient(task: self, generation: generation,
-                                        configuration: session.handlerConfiguration(for: prepared, cachedResponse: cachedResponse),
+                                        configuration: session.handlerConfiguration(for: prepared, cachedResponse: cachedResponse, task: identifier),
                                         cache: session.cache)
         let load = ActiveLoad(instance: handler.makeInstance(task: self, cachedResponse: cachedResponse, client: client),
                               handler: handler)

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import Logging
 import Synchronization
 
 /// A handler that runs its load on libcurl through a ``CurlLoad``: the `URLProtocol` whose client
@@ -77,6 +78,12 @@ final class CurlLoad: @unchecked Sendable {
         } catch {
             fail(error, for: owner, from: expected)
             return false
+        }
+        // At `info` and above this is one level check per attempt: nothing else runs.
+        if CourierLogging.emits(.debug, environment.logger) {
+            let logger = (owner.client as? BuiltInHandlerClient)?.configuration.logger ?? environment.logger
+            transfer.logger = logger
+            CurlWireTrace.attach(to: transfer, logger: logger, logsSecrets: environment.logsSecrets)
         }
         let attempt = Attempt(transfer: transfer, loop: loop, started: Date(), metrics: metrics)
         let started: Bool = lock.withLock {
@@ -164,6 +171,7 @@ final class CurlLoad: @unchecked Sendable {
         let measured = CurlTransferMetrics(attempt.transfer, started: attempt.started,
                                            dataConnections: attempt.metrics.dataConnections,
                                            protocolName: attempt.metrics.protocolName)
+        if let logger = attempt.transfer.logger { measured.logConnection(to: logger, url: attempt.transfer.effectiveURL) }
         let decoded = deliveredBytes.load(ordering: .relaxed)
         builtIn.didCollectTransactionMetrics {
             measured.apply(to: &$0)

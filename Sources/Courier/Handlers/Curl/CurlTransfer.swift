@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import Logging
 import Synchronization
 
 /// One libcurl easy handle and the C callbacks that feed its ``CurlTransferDelegate``.
@@ -36,6 +37,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// The address given as `CURLOPT_URL`, and the URL to report while libcurl's effective URL is
     /// still that address (see ``effectiveURL``).
     private var requestedAddress: (address: String, url: URL)?
+    /// The load's logger when it logs at `debug` or below (the connection is logged when the
+    /// transfer ends), else `nil`. Set while the transfer is configured.
+    var logger: Logger?
+    /// libcurl's trace of this transfer, when the logger logs at `trace` (libcurl holds it
+    /// unretained). Set while the transfer is configured.
+    var wireTrace: CurlWireTrace?
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import Logging
 
 /// What libcurl measured about a finished transfer, as Apple's transaction metrics.
 struct CurlTransferMetrics: Sendable {
@@ -83,5 +84,44 @@ struct CurlTransferMetrics: Sendable {
         values.countOfResponseBodyBytesReceived = downloaded
         values.countOfResponseHeaderBytesReceived = headerBytes
         values.resourceFetchType = .networkLoad
+    }
+}
+
+extension CurlTransferMetrics {
+    /// Logs the connection the transfer used at `debug`: the address, whether it was new or
+    /// reused, the HTTP version (or the protocol), and the TLS version and cipher suite, e.g.
+    /// `connection 127.0.0.1:8443 new, http/1.1, TLSv1.3 TLS_AES_256_GCM_SHA384`.
+    func logConnection(to logger: Logger, url: URL?) {
+        var metadata: Logger.Metadata = [
+            CourierLogKey.url: "\(LogRedaction.url(url))",
+            "courier.remote": "\(remoteAddress ?? "")\(remotePort.map { ":\($0)" } ?? "")",
+            "courier.reused": "\(reused)",
+            "courier.tls": "\(tls.map { Self.tlsVersionName($0.version) } ?? "none")",
+        ]
+        if let protocolName { metadata["courier.protocol"] = "\(protocolName)" }
+        logger.debug("\(connectionSummary)", metadata: metadata)
+    }
+
+    /// The one-line description of ``logConnection(to:url:)``.
+    var connectionSummary: String {
+        var parts = ["connection \(remoteAddress ?? "?")\(remotePort.map { ":\($0)" } ?? "") \(reused ? "reused" : "new")"]
+        if let protocolName { parts.append(protocolName) }
+        if let tls {
+            let suite = tls_ciphersuite_t(rawValue: tls.cipherSuite).map { "TLS_\($0)" }
+                ?? "cipher 0x" + String(tls.cipherSuite, radix: 16, uppercase: true)
+            parts.append("\(Self.tlsVersionName(tls.version)) \(suite)")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `TLSv1.2`, `TLSv1.3`, or the version number in hex.
+    private static func tlsVersionName(_ version: UInt16) -> String {
+        switch version {
+        case 0x0301: "TLSv1.0"
+        case 0x0302: "TLSv1.1"
+        case 0x0303: "TLSv1.2"
+        case 0x0304: "TLSv1.3"
+        default: "TLS 0x" + String(version, radix: 16, uppercase: true)
+        }
     }
 }

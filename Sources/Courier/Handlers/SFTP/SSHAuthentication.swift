@@ -45,6 +45,8 @@ final class SSHAuthentication {
     private var agent: SSHAgentAuthentication?
     private var failedCredentials: [URLCredential] = []
     private var usedStoredCredential = false
+    /// The connection's log: the methods the server offers.
+    private let log: SSHConnectionLog?
 
     /// Credentials (explicit or from the delegate) that failed so far.
     var failureCount: Int { failedCredentials.count }
@@ -53,10 +55,11 @@ final class SSHAuthentication {
     /// Why the last attempt failed, for the final error.
     private(set) var lastFailure: String?
 
-    init(key: SSHConnectionKey, url: URL?, environment: HandlerEnvironment) {
+    init(key: SSHConnectionKey, url: URL?, environment: HandlerEnvironment, log: SSHConnectionLog? = nil) {
         self.key = key
         self.url = url
         self.environment = environment
+        self.log = log
         protectionSpace = URLProtectionSpace(host: key.host, port: key.port, protocol: "sftp", realm: nil,
                                              authenticationMethod: NSURLAuthenticationMethodDefault)
         if let password = url?.password.map({ $0.removingPercentEncoding ?? $0 }) {
@@ -130,6 +133,16 @@ final class SSHAuthentication {
         return add(stored)
     }
 
+    /// The method being tried (the one that succeeded, once authenticated), as SSH names it.
+    var methodName: String? {
+        switch current {
+        case .password: passwordPhase == .password ? "password" : "keyboard-interactive"
+        case .publicKey: "publickey"
+        case .agent: "publickey (agent)"
+        case nil: nil
+        }
+    }
+
     // MARK: Stepping
 
     /// Advances authentication on `session`.
@@ -141,7 +154,9 @@ final class SSHAuthentication {
                 if code == LIBSSH2_ERROR_EAGAIN { return .again }
                 return .failed(sessionFailure(code, session: session))
             }
-            offered = Set(String(cString: list).split(separator: ",").map { String($0) })
+            let text = String(cString: list)
+            log?.authenticationOffered(text)
+            offered = Set(text.split(separator: ",").map { String($0) })
         }
         if current == nil {
             guard !pending.isEmpty else { return .needsCredential }

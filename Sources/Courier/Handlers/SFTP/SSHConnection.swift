@@ -69,6 +69,8 @@ final class SSHConnection: @unchecked Sendable {
     var challengeToken = 0
     var challengeOwner: SFTPJob?
     private var info = SSHConnectionInfo()
+    /// The connection's notes in the session's log (at `debug`).
+    let log: SSHConnectionLog
     private var lastActivity = Date()
     private var lastProgress = Date()
     private var wantsRead = false
@@ -80,6 +82,7 @@ final class SSHConnection: @unchecked Sendable {
         self.environment = environment
         self.pool = pool
         self.loop = loop
+        log = SSHConnectionLog(logger: environment.logger, key: key)
     }
 
     deinit {
@@ -179,6 +182,7 @@ final class SSHConnection: @unchecked Sendable {
         info.connectEnd = Date()
         info.remote = SSHSocket.endpoint(of: fd, peer: true)
         info.local = SSHSocket.endpoint(of: fd, peer: false)
+        log.connected(to: info.remote)
         guard SSHLibrary.isInitialized, let created = courier_ssh2_session_init() else {
             failSetup(URLError(.cannotLoadFromNetwork, url: url, description: "libssh2 could not be initialised."))
             return
@@ -232,6 +236,7 @@ final class SSHConnection: @unchecked Sendable {
             return false
         }
         hostKey = presented
+        log.handshakeFinished(session, hostKey: presented)
         phase = .verifyingHostKey
         guard let pool, let recordedHostKeys else { return false }
         let name = key.knownHostsName
@@ -269,7 +274,7 @@ final class SSHConnection: @unchecked Sendable {
     }
 
     func beginAuthentication() {
-        authentication = SSHAuthentication(key: key, url: url, environment: environment)
+        authentication = SSHAuthentication(key: key, url: url, environment: environment, log: log)
         setupDeadline = Date().addingTimeInterval(timeout)
         phase = .authenticating
     }
@@ -285,6 +290,7 @@ final class SSHConnection: @unchecked Sendable {
             if let credential, credential.persistence != .none {
                 environment.credentialStorage?.set(credential, for: authentication.protectionSpace)
             }
+            log.authenticated(with: authentication.methodName)
             self.authentication = nil
             setupDeadline = nil
             phase = .ready
