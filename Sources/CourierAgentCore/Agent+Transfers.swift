@@ -75,6 +75,9 @@ extension Agent {
         for (reply, answer) in effects.answers { reply.deliver(answer) }
         for task in effects.cancels { task.cancel() }
         for (task, key) in effects.suspends { stopKeepingResumeData(task, key) }
+        for (task, key, error) in effects.timeouts {
+            task.cancel { [self] data in perform(timedOut(key, error, resumeData: data)) }
+        }
         for path in effects.removals { unlink(path) }
         var follow = AgentEffects()
         for order in effects.starts { follow.merge(start(order)) }
@@ -121,19 +124,26 @@ extension Agent {
         return effects
     }
 
-    /// The transfer session of `identifier`, made with its settings the first time.
+    /// The transfer session of `identifier` for `settings`: made the first time, and again when
+    /// the app came back with other settings (the old one finishes its transfers).
     private func transferSession(_ identifier: String, _ settings: AgentSessionSettings) -> URLSession {
-        if let session = transferSessions.withLock({ $0[identifier] }) { return session }
+        if let cached = transferSessions.withLock({ $0[identifier] }), cached.settings == settings { return cached.session }
         let configuration = URLSessionConfiguration.default
         configuration.timeoutIntervalForRequest = settings.requestTimeout
-        configuration.timeoutIntervalForResource = settings.resourceTimeout
+        // The agent counts the resource timeout from the task's creation (Agent+Housekeeping):
+        // an attempt's own limit is later, so it never ends a task first.
+        configuration.timeoutIntervalForResource = settings.resourceTimeout + 60
         configuration.httpMaximumConnectionsPerHost = settings.maximumConnectionsPerHost
         configuration.waitsForConnectivity = true
         if !settings.additionalHeaders.isEmpty { configuration.httpAdditionalHeaders = settings.additionalHeaders }
         let made = URLSession(configuration: configuration, delegate: transferDelegate, delegateQueue: nil)
         let (session, extra): (URLSession, URLSession?) = transferSessions.withLock { sessions in
-            if let existing = sessions[identifier] { return (existing, made) }
-            sessions[identifier] = made
+            if let existing = sessions[identifier] {
+                if existing.settings == settings { return (existing.session, made) }
+                sessions[identifier] = (made, settings)
+                return (made, existing.session)
+            }
+            sessions[identifier] = (made, settings)
             return (made, nil)
         }
         extra?.finishTasksAndInvalidate()
@@ -277,6 +287,26 @@ extension Agent {
             return effects
         }
         perform(effects)
+    }
+
+    /// A running download stopped at its resource timeout: it completes with `error` and the
+    /// resume data of what it had (its partial file is kept, as for any failed download).
+    private func timedOut(_ key: AgentTaskKey, _ error: AgentErrorRecord, resumeData: Data?) -> AgentEffects {
+        state.withLock { state in
+            guard let entry = state.tasks[key], entry.row.phase != .completed else { return AgentEffects() }
+            var kept: Data?
+            if let resumeData, let partial = URLSessionDownloadTask.partialFilePath(ofResumeData: resumeData) {
+                if (try? state.store.keepPartial(AgentPartialFiles.name(of: partial),
+                                                 until: Date().addingTimeInterval(options.partialRetention))) != nil {
+                    kept = resumeData
+                } else {
+                    unlink(partial)
+                }
+            }
+            try? completeLocked(&state, key, AgentCompletion(file: nil, error: error, response: entry.row.response,
+                                                             counts: entry.row.counts, body: nil, resumeData: kept))
+            return scheduleLocked(&state)
+        }
     }
 
     /// A failed download's partial file: kept for the app's resume data (returned) for

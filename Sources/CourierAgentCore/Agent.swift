@@ -19,7 +19,7 @@ final class Agent: Sendable {
     let transferDelegate = AgentTransferDelegate()
     /// The transfer sessions, one per identifier, made with its settings (a leaf lock: sessions
     /// are made outside it).
-    let transferSessions = Locked<[String: URLSession]>([:])
+    let transferSessions = Locked<[String: (session: URLSession, settings: AgentSessionSettings)]>([:])
 
     /// The agent's state.
     struct AgentState {
@@ -254,24 +254,32 @@ final class Agent: Sendable {
 
     /// Ends a task that has not completed with `error` (cancelled, or past its resource timeout):
     /// its transfer is cancelled (Courier removes its partial file) or, when none runs, the partial
-    /// file its resume data names is removed; an upload's kept body goes too.
-    func endLocked(_ state: inout AgentState, _ key: AgentTaskKey, _ error: AgentErrorRecord) throws -> AgentEffects {
+    /// file its resume data names is removed — or, `keepingResumeData`, kept for the app, which
+    /// gets the resume data with the error. An upload's kept body goes too.
+    func endLocked(_ state: inout AgentState, _ key: AgentTaskKey, _ error: AgentErrorRecord,
+                   keepingResumeData: Bool = false) throws -> AgentEffects {
         guard var entry = state.tasks[key] else {
             throw AgentRefusal(code: .unknown, message: "no task \(key.taskID) of “\(key.session)”")
         }
         var effects = AgentEffects()
         guard case .complete = entry.lifecycle.cancel() else { return effects }
+        var kept: Data?
         if let transfer = entry.transfer {
             state.transfers[ObjectIdentifier(transfer)] = nil
             entry.transfer = nil
             effects.cancels.append(transfer)
-        } else if let partial = entry.row.resumeData.flatMap(URLSessionDownloadTask.partialFilePath(ofResumeData:)) {
-            effects.removals.append(partial)
+        } else if let data = entry.row.resumeData, let partial = URLSessionDownloadTask.partialFilePath(ofResumeData: data) {
+            if keepingResumeData, (try? state.store.keepPartial(AgentPartialFiles.name(of: partial),
+                                                               until: Date().addingTimeInterval(options.partialRetention))) != nil {
+                kept = data
+            } else {
+                effects.removals.append(partial)
+            }
         }
         if entry.row.kind == .upload, let body = entry.row.uploadFile { effects.removals.append(body) }
         state.tasks[key] = entry
         try completeLocked(&state, key, AgentCompletion(file: nil, error: error, response: entry.row.response,
-                                                         counts: entry.row.counts, body: nil))
+                                                         counts: entry.row.counts, body: nil, resumeData: kept))
         return effects
     }
 

@@ -13,11 +13,14 @@ struct AgentEffects: Sendable {
     var suspends: [(task: URLSessionTask, key: AgentTaskKey)] = []
     /// Files to remove (partial downloads of ended tasks, upload bodies).
     var removals: [String] = []
+    /// Running downloads past their resource timeout: stopped keeping their resume data, which
+    /// the task's `timedOut` completion then carries.
+    var timeouts: [(task: URLSessionDownloadTask, key: AgentTaskKey, error: AgentErrorRecord)] = []
     /// Answers to pass to waiting transfers (`nil`: the default).
     var answers: [(reply: AgentQuestionReply, answer: AgentAnswer?)] = []
 
     /// Whether there is nothing to do.
-    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && suspends.isEmpty && removals.isEmpty && answers.isEmpty }
+    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && suspends.isEmpty && removals.isEmpty && answers.isEmpty && timeouts.isEmpty }
 
     /// Adds `other`'s work after this one's.
     mutating func merge(_ other: AgentEffects) {
@@ -26,6 +29,7 @@ struct AgentEffects: Sendable {
         suspends += other.suspends
         removals += other.removals
         answers += other.answers
+        timeouts += other.timeouts
     }
 }
 
