@@ -9,7 +9,8 @@
 # at once (target < 64 MiB).
 #
 # Knobs: BENCH_BACKGROUND [1] (0: skip this part), BENCH_BACKGROUND_MIB [1024] (the download's
-# size); repetitions BENCH_HTTP_REPS.
+# size), BENCH_BACKGROUND_BIN [unset] (a folder with courier and courier-agent already built: no
+# release build); repetitions BENCH_HTTP_REPS.
 BACKGROUND_PART="${BENCH_BACKGROUND:-1}"
 BACKGROUND_MIB="${BENCH_BACKGROUND_MIB:-1024}"
 BACKGROUND_STATUS="not measured (BENCH_BACKGROUND=0)"
@@ -33,10 +34,14 @@ background_rss() { awk '/^VmHWM:/ { print $2 * 1024 }' "/proc/$1/status" 2>/dev/
 # background_part: the measurements (inside the HTTP part, after tool_part built courier).
 background_part() {
     [ "$BACKGROUND_PART" = "1" ] || return 0
-    [ -n "${TOOL_BIN:-}" ] || tool_build || { BACKGROUND_STATUS="not measured (courier did not build)"; return 0; }
-    log "building courier-agent (release)"
-    swift build -c release --package-path "$HERE/.." --product courier-agent >&2 \
-        || { BACKGROUND_STATUS="not measured (courier-agent did not build)"; return 0; }
+    if [ -n "${BENCH_BACKGROUND_BIN:-}" ]; then
+        TOOL_BIN="$BENCH_BACKGROUND_BIN/courier"
+    else
+        [ -n "${TOOL_BIN:-}" ] || tool_build || { BACKGROUND_STATUS="not measured (courier did not build)"; return 0; }
+        log "building courier-agent (release)"
+        swift build -c release --package-path "$HERE/.." --product courier-agent >&2 \
+            || { BACKGROUND_STATUS="not measured (courier-agent did not build)"; return 0; }
+    fi
     local bin home out collected file url rep agent
     bin="$(dirname "$TOOL_BIN")"
     home="$WORK/background-home"; out="$WORK/background-default.bin"; collected="$WORK/background-collected"
