@@ -121,6 +121,6 @@ EOF
     printf '| after the %s MiB downloads | %s | < 64 MiB | %s |\n' "$BACKGROUND_MIB" "$(mib "${BACKGROUND[rss:large]:-0}")" \
         "$(awk -v a="${BACKGROUND[rss:large]:-0}" -v l="$limit" 'BEGIN { print (a > 0 && a < l) ? "yes" : "**no**" }')"
     printf '| after 200 downloads queued at once (%s s to queue and collect) | %s | < 64 MiB | %s |\n' \
-        "${BACKGROUND[queue200:seconds]:-failed}" "$(mib "${BACKGROUND[rss:queued]:-0}")" \
+        "$(echo ${BACKGROUND[queue200:seconds]:-failed})" "$(mib "${BACKGROUND[rss:queued]:-0}")" \
         "$(awk -v a="${BACKGROUND[rss:queued]:-0}" -v l="$limit" 'BEGIN { print (a > 0 && a < l) ? "yes" : "**no**" }')"
 }
