@@ -4,122 +4,200 @@ import Foundation
 import Glibc
 #endif
 
-/// A transfer made under the agent's lock, to be resumed after it is released.
-struct StartOrder: @unchecked Sendable {
-    // `@unchecked Sendable`: URLSessionTask is Sendable (`@unchecked`, Apple's interface).
-    let task: URLSessionTask
-}
-
 // The transfers: Courier's own URLSession (one per identifier, with its settings) carries each
 // task out, so every scheme Courier serves works, and its resume data continues a download after
-// a suspension, a transient failure or a crash of the agent.
+// a suspension, a transient failure or a crash of the agent. Decisions are taken under the lock
+// (``AgentEffects``); Courier is called after it is released (``perform(_:)``).
 extension Agent {
-    /// The errors after which a transfer is tried again (from its resume data) rather than failed.
+    /// The errors after which a transfer is tried again (from its resume data) rather than failed:
+    /// the network is away or the server unreachable. Background tasks wait for it, retrying with a
+    /// growing delay, until their resource timeout ends them.
     static let transientErrors: Set<URLError.Code> = [
         .networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost, .timedOut, .dnsLookupFailed, .cannotFindHost,
+        .internationalRoamingOff, .dataNotAllowed,
     ]
 
-    /// Starts waiting tasks while there are free transfer slots; returns the transfers to resume.
-    func scheduleLocked(_ state: inout AgentState) -> [StartOrder] {
-        let running = state.tasks.values.filter { if case .running = $0.lifecycle.phase { return true } else { return false } }.count
-        var free = options.maximumTransfers - running
-        guard free > 0 else { return [] }
+    /// Failures whose partial file is removed rather than kept for the app's resume data: the
+    /// disk refused it (keeping it would keep the disk full).
+    static let discardingErrors: Set<URLError.Code> = [.cannotWriteToFile, .cannotCreateFile]
+
+    /// Starts waiting tasks while there are free transfer slots: oldest first, discretionary
+    /// sessions' tasks after the others, at most `httpMaximumConnectionsPerHost` transfers per
+    /// identifier and host. The tasks become `running`; the transfers are made by ``perform(_:)``.
+    func scheduleLocked(_ state: inout AgentState) -> AgentEffects {
+        var effects = AgentEffects()
+        let running = state.tasks.values.filter { if case .running = $0.lifecycle.phase { return true } else { return false } }
+        var free = options.maximumTransfers - running.count
+        guard free > 0 else { return effects }
+        var perHost: [String: Int] = [:]
+        for entry in running { perHost[Self.hostKey(entry.row), default: 0] += 1 }
         let now = Date()
         let ready = state.tasks.values
             .filter { $0.lifecycle.phase == .waiting && ($0.notBefore ?? .distantPast) <= now }
-            .sorted { ($0.row.created, $0.row.key) < ($1.row.created, $1.row.key) }
-            .map(\.row.key)
-        var orders: [StartOrder] = []
-        for key in ready where free > 0 {
-            guard var entry = state.tasks[key], let generation = entry.lifecycle.start() else { continue }
-            guard let transfer = makeTransfer(&state, entry) else {
-                state.tasks[key] = entry
-                let error = AgentErrorRecord(code: .badURL, message: "The task's request cannot be made again.", url: entry.row.request.url)
-                try? completeLocked(&state, key, AgentCompletion(file: nil, error: error, response: nil, counts: entry.row.counts, body: nil))
-                continue
-            }
-            entry.transfer = transfer
+            .map { (discretionary: settingsLocked(&state, $0.row.key.session).isDiscretionary, row: $0.row) }
+            .sorted { ($0.discretionary ? 1 : 0, $0.row.created, $0.row.key) < ($1.discretionary ? 1 : 0, $1.row.created, $1.row.key) }
+            .map(\.row)
+        for row in ready where free > 0 {
+            let settings = settingsLocked(&state, row.key.session)
+            let host = Self.hostKey(row)
+            guard perHost[host, default: 0] < max(1, settings.maximumConnectionsPerHost),
+                  var entry = state.tasks[row.key], let generation = entry.lifecycle.start() else { continue }
             entry.row.phase = .running
             entry.checkpointTime = now
             entry.notBefore = nil
-            state.tasks[key] = entry
-            state.transfers[ObjectIdentifier(transfer)] = (key, generation)
-            try? state.store.setPhase(key, .running)
-            orders.append(StartOrder(task: transfer))
+            state.tasks[row.key] = entry
+            try? state.store.setPhase(row.key, .running)
+            effects.starts.append(AgentStartOrder(key: row.key, generation: generation, kind: row.kind,
+                                                  request: row.request.urlRequest(secrets: entry.secrets),
+                                                  resumeData: row.resumeData, uploadFile: row.uploadFile, settings: settings))
+            perHost[host, default: 0] += 1
             free -= 1
         }
-        return orders
+        return effects
     }
 
-    /// Resumes transfers made under the lock.
-    func startTransfers(_ orders: [StartOrder]) {
-        for order in orders { order.task.resume() }
+    /// The identifier and host a task's transfers count against for `httpMaximumConnectionsPerHost`.
+    private static func hostKey(_ row: AgentTaskRow) -> String {
+        let url = URL(string: row.request.url)
+        return "\(row.key.session)\n\(url?.scheme ?? "")://\(url?.host ?? ""):\(url?.port ?? 0)"
     }
 
-    private func makeTransfer(_ state: inout AgentState, _ entry: AgentTaskEntry) -> URLSessionTask? {
-        let session = transferSession(&state, entry.row.key.session)
-        switch entry.row.kind {
-        case .download:
-            if let resumeData = entry.row.resumeData {
-                return session.downloadTask(withResumeData: resumeData)
-            }
-            guard let request = entry.row.request.urlRequest(secrets: entry.secrets) else { return nil }
-            return session.downloadTask(with: request)
-        case .upload:
-            guard let request = entry.row.request.urlRequest(secrets: entry.secrets), let file = entry.row.uploadFile else { return nil }
-            return session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file))
+    /// The settings of `session` (its latest `hello`), cached.
+    func settingsLocked(_ state: inout AgentState, _ session: String) -> AgentSessionSettings {
+        if let settings = state.settings[session] { return settings }
+        let settings = (try? state.store.settings(of: session)) ?? AgentSessionSettings()
+        state.settings[session] = settings
+        return settings
+    }
+
+    /// Carries out what was decided under the lock, with the lock released.
+    func perform(_ effects: AgentEffects) {
+        for (reply, answer) in effects.answers { reply.deliver(answer) }
+        for task in effects.cancels { task.cancel() }
+        for (task, key) in effects.suspends { stopKeepingResumeData(task, key) }
+        for (task, key, error) in effects.timeouts {
+            task.cancel { [self] data in perform(timedOut(key, error, resumeData: data)) }
         }
+        for path in effects.removals { unlink(path) }
+        var follow = AgentEffects()
+        for order in effects.starts { follow.merge(start(order)) }
+        if !follow.isEmpty { perform(follow) }
     }
 
-    private func transferSession(_ state: inout AgentState, _ identifier: String) -> URLSession {
-        if let session = state.sessions[identifier] { return session }
-        let settings = (try? state.store.settings(of: identifier)) ?? AgentSessionSettings()
+    /// Makes and resumes one transfer, unless its task was stopped meanwhile.
+    private func start(_ order: AgentStartOrder) -> AgentEffects {
+        let session = transferSession(order.key.session, order.settings)
+        let transfer: URLSessionTask?
+        switch order.kind {
+        case .download:
+            if let resumeData = order.resumeData {
+                transfer = session.downloadTask(withResumeData: resumeData)
+            } else {
+                transfer = order.request.map { session.downloadTask(with: $0) }
+            }
+        case .upload:
+            transfer = order.request.flatMap { request in
+                order.uploadFile.map { session.uploadTask(with: request, fromFile: URL(fileURLWithPath: $0)) }
+            }
+        }
+        let (current, effects): (Bool, AgentEffects) = state.withLock { state in
+            guard var entry = state.tasks[order.key], entry.lifecycle.phase == .running(generation: order.generation) else {
+                return (false, AgentEffects())
+            }
+            guard let transfer else {
+                _ = entry.lifecycle.transferEnded(generation: order.generation, transient: false)
+                state.tasks[order.key] = entry
+                let error = AgentErrorRecord(code: .badURL, message: "The task's request cannot be made again.", url: entry.row.request.url)
+                try? completeLocked(&state, order.key, AgentCompletion(file: nil, error: error, response: nil, counts: entry.row.counts, body: nil))
+                return (false, scheduleLocked(&state))
+            }
+            entry.transfer = transfer
+            state.tasks[order.key] = entry
+            state.transfers[ObjectIdentifier(transfer)] = (order.key, order.generation)
+            return (true, AgentEffects())
+        }
+        if current {
+            transfer?.resume()
+        } else {
+            transfer?.cancel()
+        }
+        return effects
+    }
+
+    /// The transfer session of `identifier` for `settings`: made the first time, and again when
+    /// the app came back with other settings (the old one finishes its transfers).
+    private func transferSession(_ identifier: String, _ settings: AgentSessionSettings) -> URLSession {
+        if let cached = transferSessions.withLock({ $0[identifier] }), cached.settings == settings { return cached.session }
         let configuration = URLSessionConfiguration.default
         configuration.timeoutIntervalForRequest = settings.requestTimeout
-        configuration.timeoutIntervalForResource = settings.resourceTimeout
+        // The agent counts the resource timeout from the task's creation (Agent+Housekeeping):
+        // an attempt's own limit is later, so it never ends a task first.
+        configuration.timeoutIntervalForResource = settings.resourceTimeout + 60
         configuration.httpMaximumConnectionsPerHost = settings.maximumConnectionsPerHost
         configuration.waitsForConnectivity = true
         if !settings.additionalHeaders.isEmpty { configuration.httpAdditionalHeaders = settings.additionalHeaders }
-        let session = URLSession(configuration: configuration, delegate: transferDelegate, delegateQueue: nil)
-        state.sessions[identifier] = session
+        let made = URLSession(configuration: configuration, delegate: transferDelegate, delegateQueue: nil)
+        let (session, extra): (URLSession, URLSession?) = transferSessions.withLock { sessions in
+            if let existing = sessions[identifier] {
+                if existing.settings == settings { return (existing.session, made) }
+                sessions[identifier] = (made, settings)
+                return (made, existing.session)
+            }
+            sessions[identifier] = (made, settings)
+            return (made, nil)
+        }
+        extra?.finishTasksAndInvalidate()
         return session
     }
 
     /// Cancels a suspended download's transfer, keeping its resume data for the resumption.
-    func stopKeepingResumeData(_ transfer: URLSessionTask, _ key: AgentTaskKey) {
+    private func stopKeepingResumeData(_ transfer: URLSessionTask, _ key: AgentTaskKey) {
         guard let download = transfer as? URLSessionDownloadTask else {
             transfer.cancel()
             return
         }
         download.cancel { [self] data in
-            state.withLock { state in
-                guard let data, state.tasks[key]?.lifecycle.phase == .suspended else { return }
+            let orphan: String? = state.withLock { state in
+                guard let data else { return nil }
+                guard state.tasks[key]?.lifecycle.phase == .suspended else {
+                    // Cancelled (or ended) meanwhile: nothing will resume from this file.
+                    return URLSessionDownloadTask.partialFilePath(ofResumeData: data)
+                }
                 state.tasks[key]?.row.resumeData = data
                 if let counts = state.tasks[key]?.row.counts { try? state.store.saveCheckpoint(key, resumeData: data, counts: counts) }
+                return nil
             }
+            if let orphan { unlink(orphan) }
         }
     }
 
     // MARK: Reports of the transfers (on the transfer sessions' delegate queues)
 
     /// Bytes reached a download's file: counters, a checkpoint every 4 MiB or 2 s, and progress
-    /// to a connected client.
+    /// to a connected client. The checkpoint's resume data is taken with the lock released.
     func transferWrote(_ transfer: URLSessionTask, written: Int64, total: Int64, expected: Int64) {
-        state.withLock { state in
-            guard let (key, _) = state.transfers[ObjectIdentifier(transfer)], var entry = state.tasks[key] else { return }
+        let due: AgentTaskKey? = state.withLock { state in
+            guard let (key, _) = state.transfers[ObjectIdentifier(transfer)], var entry = state.tasks[key] else { return nil }
             entry.row.counts.received = total
             entry.row.counts.expectedToReceive = expected
             let now = Date()
-            if total - entry.checkpointBytes >= options.checkpointBytes || now.timeIntervalSince(entry.checkpointTime) >= options.checkpointInterval,
-               let data = (transfer as? URLSessionDownloadTask)?.checkpointResumeData() {
-                entry.row.resumeData = data
+            let due = total - entry.checkpointBytes >= options.checkpointBytes
+                || now.timeIntervalSince(entry.checkpointTime) >= options.checkpointInterval
+            if due {
                 entry.checkpointBytes = total
                 entry.checkpointTime = now
-                try? state.store.saveCheckpoint(key, resumeData: data, counts: entry.row.counts)
             }
             state.tasks[key] = entry
             sendLocked(state, key.session, AgentEvent(sequence: 0, taskID: key.taskID,
                                                       kind: .progress(written: written, total: total, expected: expected)))
+            return due ? key : nil
+        }
+        guard let key = due, let data = (transfer as? URLSessionDownloadTask)?.checkpointResumeData() else { return }
+        state.withLock { state in
+            guard state.transfers[ObjectIdentifier(transfer)]?.key == key, var entry = state.tasks[key] else { return }
+            entry.row.resumeData = data
+            state.tasks[key] = entry
+            try? state.store.saveCheckpoint(key, resumeData: data, counts: entry.row.counts)
         }
     }
 
@@ -159,14 +237,19 @@ extension Agent {
 
     /// A transfer ended: the task completes, or waits to try again after a transient failure.
     func transferEnded(_ transfer: URLSessionTask, error: (any Error)?) {
-        let orders: [StartOrder] = state.withLock { state in
-            let identity = ObjectIdentifier(transfer)
-            guard let (key, generation) = state.transfers.removeValue(forKey: identity), var entry = state.tasks[key] else { return [] }
+        // Read from Courier's task before the lock is taken.
+        let response = transfer.response.map(AgentResponseRecord.init)
+        let received = transfer.countOfBytesReceived
+        let sent = transfer.countOfBytesSent
+        let effects: AgentEffects = state.withLock { state in
+            guard let (key, generation) = state.transfers.removeValue(forKey: ObjectIdentifier(transfer)),
+                  var entry = state.tasks[key] else { return AgentEffects() }
+            var effects = AgentEffects()
             let urlError = error as? URLError
             let stale = entry.row.resumeData != nil && (urlError?.code == .cannotOpenFile || urlError?.code == .cannotDecodeRawData)
             let transient = stale || urlError.map { Self.transientErrors.contains($0.code) } ?? false
             entry.transfer = nil
-            if let response = transfer.response { entry.row.response = AgentResponseRecord(response) }
+            if let response { entry.row.response = response }
             switch entry.lifecycle.transferEnded(generation: generation, transient: transient) {
             case .ignore:
                 state.tasks[key] = entry
@@ -191,63 +274,57 @@ extension Agent {
                                                url: entry.row.request.url)
                 }
                 var counts = entry.row.counts
-                counts.received = max(counts.received, transfer.countOfBytesReceived)
-                counts.sent = max(counts.sent, transfer.countOfBytesSent)
+                counts.received = max(counts.received, received)
+                counts.sent = max(counts.sent, sent)
+                let resumeData = entry.row.kind == .download ? keepOrDiscardPartial(&state, urlError, &effects) : nil
                 let completion = AgentCompletion(file: file, error: failure, response: entry.row.response, counts: counts,
-                                                 body: entry.row.kind == .upload && !entry.body.isEmpty ? entry.body : nil)
+                                                 body: entry.row.kind == .upload && !entry.body.isEmpty ? entry.body : nil,
+                                                 resumeData: resumeData)
                 try? completeLocked(&state, key, completion)
-                if entry.row.kind == .upload, let body = entry.row.uploadFile { unlink(body) }
+                if entry.row.kind == .upload, let body = entry.row.uploadFile { effects.removals.append(body) }
             }
-            return scheduleLocked(&state)
+            effects.merge(scheduleLocked(&state))
+            return effects
         }
-        startTransfers(orders)
+        perform(effects)
     }
 
-    // MARK: Housekeeping
-
-    /// Starts tasks whose time came; `true` when the agent has been idle (no client, nothing to
-    /// run) for the idle timeout and should exit.
-    func tick() -> Bool {
-        let (orders, idle): ([StartOrder], Bool) = state.withLock { state in
-            let orders = scheduleLocked(&state)
-            let busy = !state.clients.isEmpty || state.tasks.values.contains {
-                switch $0.lifecycle.phase {
-                case .waiting, .running: return true
-                case .suspended, .completed: return false
+    /// A running download stopped at its resource timeout: it completes with `error` and the
+    /// resume data of what it had (its partial file is kept, as for any failed download).
+    private func timedOut(_ key: AgentTaskKey, _ error: AgentErrorRecord, resumeData: Data?) -> AgentEffects {
+        state.withLock { state in
+            guard let entry = state.tasks[key], entry.row.phase != .completed else { return AgentEffects() }
+            var kept: Data?
+            if let resumeData, let partial = URLSessionDownloadTask.partialFilePath(ofResumeData: resumeData) {
+                if (try? state.store.keepPartial(AgentPartialFiles.name(of: partial),
+                                                 until: Date().addingTimeInterval(options.partialRetention))) != nil {
+                    kept = resumeData
+                } else {
+                    unlink(partial)
                 }
             }
-            if busy { state.lastBusy = Date() }
-            return (orders, !busy && Date().timeIntervalSince(state.lastBusy) >= options.idleExit)
+            try? completeLocked(&state, key, AgentCompletion(file: nil, error: error, response: entry.row.response,
+                                                             counts: entry.row.counts, body: nil, resumeData: kept))
+            return scheduleLocked(&state)
         }
-        startTransfers(orders)
-        return idle
-    }
-}
-
-/// The delegate of the agent's transfer sessions: forwards each report to the agent.
-final class AgentTransferDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate, @unchecked Sendable {
-    // `@unchecked Sendable`: `agent` is set once, before any transfer starts.
-    weak var agent: Agent?
-
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        agent?.transferFinished(downloadTask, at: location)
     }
 
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        agent?.transferWrote(downloadTask, written: bytesWritten, total: totalBytesWritten, expected: totalBytesExpectedToWrite)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
-                    totalBytesExpectedToSend: Int64) {
-        agent?.transferSent(task, total: totalBytesSent, expected: totalBytesExpectedToSend)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        agent?.transferReceived(dataTask, data)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        agent?.transferEnded(task, error: error)
+    /// A failed download's partial file: kept for the app's resume data (returned) for
+    /// ``AgentOptions/partialRetention``, or removed when the disk refused it (at once, before the
+    /// completion reaches the app).
+    private func keepOrDiscardPartial(_ state: inout AgentState, _ failure: URLError?, _ effects: inout AgentEffects) -> Data? {
+        guard let failure, let data = failure.downloadTaskResumeData,
+              let partial = URLSessionDownloadTask.partialFilePath(ofResumeData: data) else { return nil }
+        if Self.discardingErrors.contains(failure.code) {
+            unlink(partial)
+            return nil
+        }
+        do {
+            try state.store.keepPartial(AgentPartialFiles.name(of: partial), until: Date().addingTimeInterval(options.partialRetention))
+            return data
+        } catch {
+            effects.removals.append(partial)
+            return nil
+        }
     }
 }

@@ -9,26 +9,35 @@ import Glibc
 /// Requests from clients (``handle(_:from:)``), the transfers' reports (`Agent+Transfers.swift`)
 /// and the housekeeping tick each take the lock once: the task's ``AgentTaskLifecycle`` decides,
 /// the store records it (so a reply is sent only after the change is on disk), and messages are
-/// queued to the clients' write queues, in order. Transfers are started and stopped after the lock
-/// is released.
+/// queued to the clients' write queues, in order. What involves Courier (making, resuming,
+/// cancelling transfers) is returned as ``AgentEffects`` and done after the lock is released.
 final class Agent: Sendable {
     let directories: BackgroundDirectories
     let options: AgentOptions
     let state: Locked<AgentState>
     /// The inner sessions' delegate.
     let transferDelegate = AgentTransferDelegate()
+    /// The transfer sessions, one per identifier, made with its settings (a leaf lock: sessions
+    /// are made outside it).
+    let transferSessions = Locked<[String: (session: URLSession, settings: AgentSessionSettings)]>([:])
 
     /// The agent's state.
     struct AgentState {
         let store: AgentStore
         var tasks: [AgentTaskKey: AgentTaskEntry] = [:]
         var clients: [ObjectIdentifier: AgentClientInfo] = [:]
-        /// The transfer sessions, one per identifier, made with its settings.
-        var sessions: [String: URLSession] = [:]
+        /// The identifiers' settings (their latest `hello`), as loaded.
+        var settings: [String: AgentSessionSettings] = [:]
         /// Running transfers: the inner task's identity → its task and generation.
         var transfers: [ObjectIdentifier: (key: AgentTaskKey, generation: Int)] = [:]
         /// When the agent last had a client or a running task.
         var lastBusy = Date()
+        /// When expired partial files were last removed.
+        var lastSweep = Date()
+        /// Questions sent to apps, waiting for their answers.
+        var questions: [Int64: AgentPendingQuestion] = [:]
+        /// The last question's number.
+        var lastQuestion: Int64 = 0
     }
 
     /// One task's entry.
@@ -62,7 +71,9 @@ final class Agent: Sendable {
         self.options = options
         let store = try AgentStore(path: directories.databasePath)
         var state = AgentState(store: store)
-        for row in try store.allTasks() {
+        let rows = try store.allTasks()
+        AgentPartialFiles.sweepAtStart(store, rows: rows, in: directories.downloads, now: Date())
+        for row in rows {
             var entry = AgentTaskEntry(row: row, lifecycle: AgentTaskLifecycle(stored: row.phase))
             entry.row.phase = entry.lifecycle.storedPhase
             entry.checkpointBytes = row.counts.received
@@ -84,19 +95,23 @@ final class Agent: Sendable {
         }
     }
 
-    /// A client went away (its tasks go on).
+    /// A client went away (its tasks go on; what it was asked is decided by default).
     func disconnected(_ connection: AgentConnection) {
-        state.withLock { state in
-            state.clients[ObjectIdentifier(connection)] = nil
+        let client = ObjectIdentifier(connection)
+        let effects = state.withLock { state in
+            state.clients[client] = nil
             state.lastBusy = Date()
+            return abandonQuestionsLocked(&state) { $0.client == client }
         }
+        perform(effects)
     }
 
     /// Handles one request; the reply (and, for `hello`, the backlog) is queued to `connection`.
     func handle(_ message: AgentClientMessage, from connection: AgentConnection) {
         let id = message.requestID
-        let starts: [StartOrder] = state.withLock { state in
+        let effects: AgentEffects = state.withLock { state in
             let client = ObjectIdentifier(connection)
+            var effects = AgentEffects()
             do {
                 switch message.request {
                 case .hello(let session, let settings):
@@ -108,13 +123,13 @@ final class Agent: Sendable {
                         connection.reply(id, .committed(row.snapshot))
                     }
                 case .cancel(let taskID):
-                    try cancel(&state, AgentTaskKey(session: try boundSession(state, client), taskID: taskID))
+                    effects.merge(try cancel(&state, AgentTaskKey(session: try boundSession(state, client), taskID: taskID)))
                     connection.reply(id, .done)
                 case .cancelTask(let session, let taskID):
-                    try cancel(&state, AgentTaskKey(session: session, taskID: taskID))
+                    effects.merge(try cancel(&state, AgentTaskKey(session: session, taskID: taskID)))
                     connection.reply(id, .done)
                 case .suspend(let taskID):
-                    try suspend(&state, AgentTaskKey(session: try boundSession(state, client), taskID: taskID))
+                    effects.merge(try suspend(&state, AgentTaskKey(session: try boundSession(state, client), taskID: taskID)))
                     connection.reply(id, .done)
                 case .resume(let taskID):
                     try resume(&state, AgentTaskKey(session: try boundSession(state, client), taskID: taskID))
@@ -125,13 +140,15 @@ final class Agent: Sendable {
                         .sorted { $0.row.key < $1.row.key }.map(\.row.snapshot)))
                 case .listAllTasks:
                     connection.reply(id, .tasks(state.tasks.values.sorted { $0.row.key < $1.row.key }.map(\.row.snapshot)))
+                case .answer(let question, let answer):
+                    effects.merge(answeredLocked(&state, client, question, answer))
                 case .acknowledge(let sequence):
                     try acknowledge(&state, client, sequence)
                     connection.reply(id, .done)
                 case .invalidate(let cancelTasks):
                     let session = try boundSession(state, client)
                     if cancelTasks {
-                        for key in state.tasks.keys where key.session == session { try cancel(&state, key) }
+                        for key in state.tasks.keys where key.session == session { effects.merge(try cancel(&state, key)) }
                     }
                     connection.reply(id, .done)
                 case .status:
@@ -147,9 +164,10 @@ final class Agent: Sendable {
                 connection.reply(id, .failure(code: URLError.Code.cannotWriteToFile.rawValue,
                                               message: "The transfer agent could not store the change: \(error)"))
             }
-            return scheduleLocked(&state)
+            effects.merge(scheduleLocked(&state))
+            return effects
         }
-        startTransfers(starts)
+        perform(effects)
     }
 
     private func boundSession(_ state: AgentState, _ client: ObjectIdentifier) throws -> String {
@@ -169,6 +187,7 @@ final class Agent: Sendable {
                                message: "another process is connected with the background session identifier “\(session)”")
         }
         try state.store.saveSession(session, settings: settings)
+        state.settings[session] = settings
         let next = try state.store.lastTaskID(of: session) + 1
         let tasks = state.tasks.values.filter { $0.row.key.session == session }.sorted { $0.row.key < $1.row.key }.map(\.row.snapshot)
         connection.reply(id, .welcome(nextTaskID: next, tasks: tasks))
@@ -190,6 +209,14 @@ final class Agent: Sendable {
         }
         var row = AgentTaskRow(key: key, kind: spec.kind, request: spec.request, phase: .waiting, uploadFile: nil,
                                earliestBeginDate: spec.earliestBeginDate, taskDescription: spec.taskDescription, created: Date())
+        if spec.kind == .download, let resumeData = spec.resumeData {
+            // `downloadTask(withResumeData:)`: continues from the partial file the resume data
+            // names, which stops being a kept leftover.
+            row.resumeData = resumeData
+            if let partial = URLSessionDownloadTask.partialFilePath(ofResumeData: resumeData) {
+                try state.store.releasePartial(AgentPartialFiles.name(of: partial))
+            }
+        }
         if spec.kind == .upload {
             row.uploadFile = try keepUploadBody(spec.uploadFile, key: key, url: url)
             row.counts.expectedToSend = (try? FileManager.default.attributesOfItem(atPath: row.uploadFile ?? "")[.size] as? NSNumber)?
@@ -220,39 +247,61 @@ final class Agent: Sendable {
         return kept
     }
 
-    private func cancel(_ state: inout AgentState, _ key: AgentTaskKey) throws {
+    private func cancel(_ state: inout AgentState, _ key: AgentTaskKey) throws -> AgentEffects {
+        try endLocked(&state, key, AgentErrorRecord(code: .cancelled, message: "The task was cancelled.",
+                                                    url: state.tasks[key]?.row.request.url))
+    }
+
+    /// Ends a task that has not completed with `error` (cancelled, or past its resource timeout):
+    /// its transfer is cancelled (Courier removes its partial file) or, when none runs, the partial
+    /// file its resume data names is removed — or, `keepingResumeData`, kept for the app, which
+    /// gets the resume data with the error. An upload's kept body goes too.
+    func endLocked(_ state: inout AgentState, _ key: AgentTaskKey, _ error: AgentErrorRecord,
+                   keepingResumeData: Bool = false) throws -> AgentEffects {
         guard var entry = state.tasks[key] else {
             throw AgentRefusal(code: .unknown, message: "no task \(key.taskID) of “\(key.session)”")
         }
-        guard case .complete(let stop) = entry.lifecycle.cancel() else { return }
-        if stop != nil, let transfer = entry.transfer {
+        var effects = AgentEffects()
+        guard case .complete = entry.lifecycle.cancel() else { return effects }
+        var kept: Data?
+        if let transfer = entry.transfer {
             state.transfers[ObjectIdentifier(transfer)] = nil
             entry.transfer = nil
-            transfer.cancel()
+            effects.cancels.append(transfer)
+        } else if let data = entry.row.resumeData, let partial = URLSessionDownloadTask.partialFilePath(ofResumeData: data) {
+            if keepingResumeData, (try? state.store.keepPartial(AgentPartialFiles.name(of: partial),
+                                                               until: Date().addingTimeInterval(options.partialRetention))) != nil {
+                kept = data
+            } else {
+                effects.removals.append(partial)
+            }
         }
-        let error = AgentErrorRecord(code: .cancelled, message: "The task was cancelled.", url: entry.row.request.url)
+        if entry.row.kind == .upload, let body = entry.row.uploadFile { effects.removals.append(body) }
         state.tasks[key] = entry
         try completeLocked(&state, key, AgentCompletion(file: nil, error: error, response: entry.row.response,
-                                                         counts: entry.row.counts, body: nil))
+                                                         counts: entry.row.counts, body: nil, resumeData: kept))
+        return effects
     }
 
-    private func suspend(_ state: inout AgentState, _ key: AgentTaskKey) throws {
+    private func suspend(_ state: inout AgentState, _ key: AgentTaskKey) throws -> AgentEffects {
         guard var entry = state.tasks[key] else { throw AgentRefusal(code: .unknown, message: "no task \(key.taskID)") }
+        var effects = AgentEffects()
         switch entry.lifecycle.suspend() {
         case .none:
-            return
+            return effects
         case .store:
             break
         case .stopTransfer:
             if let transfer = entry.transfer {
                 state.transfers[ObjectIdentifier(transfer)] = nil
                 entry.transfer = nil
-                stopKeepingResumeData(transfer, key)
+                effects.suspends.append((transfer, key))
             }
         }
         entry.row.phase = .suspended
         state.tasks[key] = entry
         try state.store.setPhase(key, .suspended)
+        return effects
     }
 
     private func resume(_ state: inout AgentState, _ key: AgentTaskKey) throws {

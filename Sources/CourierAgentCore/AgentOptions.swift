@@ -3,7 +3,7 @@ import Foundation
 
 /// The agent's settings: from its arguments (`--state-dir`, `--runtime-dir`, `--idle-exit`) and
 /// environment (`COURIER_AGENT_IDLE_EXIT`, `COURIER_AGENT_MAX_TRANSFERS`,
-/// `COURIER_AGENT_CHECKPOINT_BYTES`).
+/// `COURIER_AGENT_CHECKPOINT_BYTES`, `COURIER_AGENT_PARTIAL_RETENTION`).
 struct AgentOptions: Sendable, Equatable {
     /// Explicit directories (else ``BackgroundDirectories/resolve(environment:home:)``).
     var stateDirectory: String?
@@ -16,6 +16,8 @@ struct AgentOptions: Sendable, Equatable {
     var checkpointBytes: Int64 = 4 << 20
     /// …or this many seconds, whichever comes first.
     var checkpointInterval: Double = 2
+    /// Seconds a failed download's partial file is kept for the resume data the app was given.
+    var partialRetention: Double = 86_400
 
     /// Parses `arguments` (without the program name) and `environment`.
     static func parse(_ arguments: [String], environment: [String: String]) throws(AgentUsageError) -> AgentOptions {
@@ -23,6 +25,9 @@ struct AgentOptions: Sendable, Equatable {
         if let idle = environment["COURIER_AGENT_IDLE_EXIT"].flatMap(Double.init), idle >= 0 { options.idleExit = idle }
         if let count = environment["COURIER_AGENT_MAX_TRANSFERS"].flatMap(Int.init), count > 0 { options.maximumTransfers = count }
         if let bytes = environment["COURIER_AGENT_CHECKPOINT_BYTES"].flatMap(Int64.init), bytes > 0 { options.checkpointBytes = bytes }
+        if let seconds = environment["COURIER_AGENT_PARTIAL_RETENTION"].flatMap(Double.init), seconds >= 0 {
+            options.partialRetention = seconds
+        }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {

@@ -42,5 +42,12 @@ enum AgentSchema {
         );
         CREATE INDEX events_by_session ON events (session, sequence);
         """,
+        // 2: partial downloads kept for the resume data of failed downloads, until they expire.
+        """
+        CREATE TABLE kept_partials (
+            name TEXT PRIMARY KEY,
+            expires REAL NOT NULL
+        );
+        """,
     ]
 }

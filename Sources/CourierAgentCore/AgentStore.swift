@@ -122,6 +122,10 @@ final class AgentStore {
                       row.earliestBeginDate.map { .real($0.timeIntervalSince1970) } ?? .null,
                       row.taskDescription.map(SQLiteValue.text) ?? .null, .integer(row.counts.expectedToSend),
                       .real(row.created.timeIntervalSince1970)])
+            if let resumeData = row.resumeData {
+                try database.query("UPDATE tasks SET resume_data = ? WHERE session = ? AND task_id = ?",
+                                   [.blob(resumeData), .text(row.key.session), .integer(Int64(row.key.taskID))])
+            }
             try database.query("""
                 INSERT INTO sessions (identifier, last_task_id) VALUES (?, ?)
                 ON CONFLICT (identifier) DO UPDATE SET last_task_id = max(last_task_id, excluded.last_task_id)
@@ -187,6 +191,29 @@ final class AgentStore {
                                 response: row[13].blob.flatMap { try? decoder.decode(AgentResponseRecord.self, from: $0) },
                                 created: Date(timeIntervalSince1970: row[14].real))
         }
+    }
+
+    // MARK: Kept partial files
+
+    /// Keeps the partial download `name` (in `downloads/`) until `expiry`: a failed download's
+    /// resume data names it.
+    func keepPartial(_ name: String, until expiry: Date) throws {
+        try database.query("INSERT OR REPLACE INTO kept_partials (name, expires) VALUES (?, ?)",
+                           [.text(name), .real(expiry.timeIntervalSince1970)])
+    }
+
+    /// Stops keeping `name` (it was resumed, or it expired).
+    func releasePartial(_ name: String) throws {
+        try database.query("DELETE FROM kept_partials WHERE name = ?", [.text(name)])
+    }
+
+    /// The kept partial files and when each expires.
+    func keptPartials() throws -> [String: Date] {
+        var kept: [String: Date] = [:]
+        for row in try database.query("SELECT name, expires FROM kept_partials") where row.count == 2 {
+            if let name = row[0].text { kept[name] = Date(timeIntervalSince1970: row[1].real) }
+        }
+        return kept
     }
 
     // MARK: Events

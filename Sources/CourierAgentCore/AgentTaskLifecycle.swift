@@ -7,7 +7,7 @@ import Foundation
 /// <!-- fragment: a state diagram -->
 /// ```
 /// waiting ──start──▶ running(g) ──transferEnded(g)──▶ completed
-///    ▲  ▲               │  │  └──transferEnded(g), retryable──▶ waiting (after a delay)
+///    ▲  ▲               │  │  └──transferEnded(g), retryable──▶ waiting (after 1, 2, 4 … 60 s)
 ///    │  └──resume── suspended ◀──suspend──┘  (the transfer stops; its resume data is kept)
 ///    └──recover (agent restarted) ── running
 /// any but completed ──cancel──▶ completed
@@ -28,8 +28,9 @@ struct AgentTaskLifecycle: Equatable, Sendable {
     private(set) var generation = 0
     /// Retries after transient failures so far.
     private(set) var retries = 0
-    /// The most retries after transient failures (network errors) before the task fails.
-    static let maximumRetries = 5
+    /// The longest delay between retries, in seconds. Retries go on until the task's resource
+    /// timeout ends it (the agent's housekeeping), as background tasks wait for the network.
+    static let maximumDelay: Double = 60
 
     /// A lifecycle starting in `phase` (as stored: a stored `running` task is recovered first).
     init(stored phase: AgentTaskPhase) {
@@ -122,10 +123,10 @@ struct AgentTaskLifecycle: Equatable, Sendable {
     /// The transfer of `generation` ended; `transient` when it failed in a way worth retrying.
     mutating func transferEnded(generation ended: Int, transient: Bool) -> EndAction {
         guard phase == .running(generation: ended) else { return .ignore }
-        if transient, retries < Self.maximumRetries {
+        if transient {
             retries += 1
             phase = .waiting
-            return .retry(delay: min(Double(1 << (retries - 1)), 30))
+            return .retry(delay: min(Double(1 << min(retries - 1, 16)), Self.maximumDelay))
         }
         phase = .completed
         return .complete

@@ -3,18 +3,19 @@ import Courier
 import CourierAgentCore
 import Foundation
 
-/// `courier agent run|status|tasks|cancel`: runs the background sessions' transfer agent in the
+/// `courier agent run|status|tasks|cancel|collect`: runs the background sessions' transfer agent in the
 /// foreground, or asks the running one about its state and tasks.
 struct AgentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
         abstract: "Run or query the transfer agent of background sessions (courier --background).",
-        usage: "courier agent run [agent options] | status | tasks | cancel <identifier> <task>",
+        usage: "courier agent run [agent options] | status | tasks | cancel <identifier> <task> | collect <identifier> <directory>",
         discussion: """
             run: the agent itself, in the foreground (as courier-agent). status: its process, \
             running and waiting tasks, undelivered events. tasks: every identifier's tasks, one line \
             each: identifier, task, state, bytes, URL. cancel: cancels one task; its completion \
-            waits for the identifier's next session. The agent's directories follow \
+            waits for the identifier's next session. collect: receives the identifier's downloads \
+            as its session, moving each into the directory as <task>-<name>, until none is left. The agent's directories follow \
             COURIER_DATA_HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR (Documentation/Background.md).
             """
     )
@@ -58,13 +59,17 @@ struct AgentCommand: ParsableCommand {
                 let expected = task.counts.expectedToReceive >= 0 ? "/\(task.counts.expectedToReceive)" : ""
                 Console.out("\(task.session)\t\(task.taskID)\t\(task.phase.rawValue)\t\(task.counts.received)\(expected)\t\(task.request.url)")
             }
+        case "collect":
+            guard words.count == 3 else { throw ValidationError("usage: courier agent collect <identifier> <directory>") }
+            let status = BackgroundCollect.run(identifier: words[1], directory: words[2])
+            if status != .ok { throw AgentCommandFailure(message: "not every download of \(words[1]) was collected", exit: status) }
         case "cancel":
             guard words.count == 3, let taskID = Int(words[2]) else {
                 throw ValidationError("usage: courier agent cancel <identifier> <task>")
             }
             _ = try ask(.cancelTask(session: words[1], taskID: taskID), directories)
         default:
-            throw ValidationError("courier agent needs run, status, tasks or cancel")
+            throw ValidationError("courier agent needs run, status, tasks, cancel or collect")
         }
     }
 

@@ -22,6 +22,9 @@ package struct AgentEvent: Codable, Sendable, Equatable {
         /// Every stored event of the identifier was delivered: the session calls
         /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
         case allDelivered
+        /// The agent asks the app's delegate (a redirect, a challenge); the client answers with
+        /// ``AgentRequest/answer(question:_:)`` and the same `id`.
+        case question(id: Int64, AgentQuestion)
     }
 
     /// An event.
@@ -44,17 +47,22 @@ package struct AgentCompletion: Codable, Sendable, Equatable {
     package var counts: AgentByteCounts
     /// An upload's response body (at most ``maximumBody`` bytes are kept).
     package var body: Data?
+    /// A failed download's resume data (its partial file stays in the agent's `downloads/` for a
+    /// while): the client puts it in the error's user info (`NSURLSessionDownloadTaskResumeData`).
+    package var resumeData: Data?
 
     /// The most response body an upload task keeps for its client.
     package static let maximumBody = 256 * 1024
 
     /// A completion.
-    package init(file: String?, error: AgentErrorRecord?, response: AgentResponseRecord?, counts: AgentByteCounts, body: Data?) {
+    package init(file: String?, error: AgentErrorRecord?, response: AgentResponseRecord?, counts: AgentByteCounts, body: Data?,
+                 resumeData: Data? = nil) {
         self.file = file
         self.error = error
         self.response = response
         self.counts = counts
         self.body = body
+        self.resumeData = resumeData
     }
 }
 

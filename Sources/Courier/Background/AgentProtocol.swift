@@ -60,6 +60,9 @@ package enum AgentRequest: Codable, Sendable, Equatable {
     case listAllTasks
     /// Cancels one task of any identifier, for `courier agent cancel`.
     case cancelTask(session: String, taskID: Int)
+    /// The app's delegate answered the agent's question `question` (sent without waiting for the
+    /// reply).
+    case answer(question: Int64, AgentAnswer)
 }
 
 /// One message from the agent: a reply to a request, or an event of the session's tasks.

@@ -47,10 +47,14 @@ package struct AgentTaskSpec: Codable, Sendable, Equatable {
     package var earliestBeginDate: Date?
     /// The app's description of the task.
     package var taskDescription: String?
+    /// `downloadTask(withResumeData:)`: the resume data the download continues from (it names a
+    /// partial file in the agent's `downloads/`, as the resume data of a failed background download
+    /// does; other partial files cannot be opened and the download starts over).
+    package var resumeData: Data?
 
     /// A task specification.
     package init(taskID: Int, kind: AgentTaskKind, request: AgentRequestRecord, secrets: AgentRequestSecrets?,
-                 uploadFile: String?, earliestBeginDate: Date?, taskDescription: String?) {
+                 uploadFile: String?, earliestBeginDate: Date?, taskDescription: String?, resumeData: Data? = nil) {
         self.taskID = taskID
         self.kind = kind
         self.request = request
@@ -58,6 +62,7 @@ package struct AgentTaskSpec: Codable, Sendable, Equatable {
         self.uploadFile = uploadFile
         self.earliestBeginDate = earliestBeginDate
         self.taskDescription = taskDescription
+        self.resumeData = resumeData
     }
 }
 

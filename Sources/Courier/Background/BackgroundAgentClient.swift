@@ -1,14 +1,15 @@
 import Foundation
 
 /// One connection from this process to the transfer agent: requests with their replies (each
-/// waited for, bounded), and the agent's events handed to ``onEvent`` in the order they arrive.
+/// waited for, bounded), and the agent's events handed to ``onEvent`` (with the connection they
+/// came on) in the order they arrive.
 ///
 /// A reader thread (`courier.agent`) reads the socket. When the connection ends, every waiting
 /// request fails and ``onClose`` is called once.
 final class BackgroundAgentClient: @unchecked Sendable {
     // `@unchecked Sendable`: `socket` and the callbacks are immutable; the rest is in `state`.
     private let socket: AgentSocket
-    private let onEvent: @Sendable (AgentEvent) -> Void
+    private let onEvent: @Sendable (AgentEvent, BackgroundAgentClient) -> Void
     private let onClose: @Sendable () -> Void
     private let state = Locked(State())
 
@@ -28,7 +29,8 @@ final class BackgroundAgentClient: @unchecked Sendable {
         var reply: AgentReply?
     }
 
-    private init(socket: AgentSocket, onEvent: @escaping @Sendable (AgentEvent) -> Void, onClose: @escaping @Sendable () -> Void) {
+    private init(socket: AgentSocket, onEvent: @escaping @Sendable (AgentEvent, BackgroundAgentClient) -> Void,
+                 onClose: @escaping @Sendable () -> Void) {
         self.socket = socket
         self.onEvent = onEvent
         self.onClose = onClose
@@ -37,7 +39,7 @@ final class BackgroundAgentClient: @unchecked Sendable {
     /// Connects to the agent of `directories`, starting it (`launcher`) when none answers, and
     /// starts reading.
     static func connect(directories: BackgroundDirectories, executable: String?, launchEnvironment: [String: String],
-                        url: URL?, onEvent: @escaping @Sendable (AgentEvent) -> Void,
+                        url: URL?, onEvent: @escaping @Sendable (AgentEvent, BackgroundAgentClient) -> Void,
                         onClose: @escaping @Sendable () -> Void) throws(URLError) -> BackgroundAgentClient {
         let socket: AgentSocket
         if let connected = try? AgentSocket.connect(path: directories.socketPath) {
@@ -132,7 +134,7 @@ final class BackgroundAgentClient: @unchecked Sendable {
                     slot.ready.signal()
                 }
             case .event(let event):
-                onEvent(event)
+                onEvent(event, self)
             }
         }
         socket.close()

@@ -23,16 +23,21 @@ extension BackgroundSessionLink.LinkState {
 // the order they arrived; each stored event is acknowledged once its delegate calls returned, so
 // the agent forgets it only then (a crash in between delivers it again, never loses it).
 extension BackgroundSessionLink {
-    /// Queues a delivery (on the reader thread, or the app's).
-    func received(_ delivery: BackgroundDelivery) {
-        let schedule = state.withLock { link -> Bool in
+    /// Queues a delivery (on the reader thread of `client`, or the app's). A stored event taken
+    /// before is skipped; when it was delivered already, its acknowledgement (lost with an earlier
+    /// connection) is sent again on `client`.
+    func received(_ delivery: BackgroundDelivery, via client: BackgroundAgentClient? = nil) {
+        let (schedule, acknowledgeAgain) = state.withLock { link -> (Bool, Int64?) in
             if case .event(let event) = delivery, event.sequence > 0 {
-                guard event.sequence > link.lastSequence else { return false }
+                guard event.sequence > link.lastSequence else {
+                    return (false, event.sequence <= link.lastDelivered ? event.sequence : nil)
+                }
                 link.lastSequence = event.sequence
             }
             link.deliveries.append(delivery)
-            return link.claimDrain()
+            return (link.claimDrain(), nil)
         }
+        if let acknowledgeAgain { client?.post(.acknowledge(sequence: acknowledgeAgain)) }
         if schedule { scheduleDrain() }
     }
 
@@ -56,7 +61,10 @@ extension BackgroundSessionLink {
             case .event(let event):
                 deliver(event, session)
                 if event.sequence > 0 {
-                    state.withLock({ $0.client })?.post(.acknowledge(sequence: event.sequence))
+                    state.withLock { link in
+                        link.lastDelivered = max(link.lastDelivered, event.sequence)
+                        return link.client
+                    }?.post(.acknowledge(sequence: event.sequence))
                 }
             case .local(let task, let completion):
                 if let link = Self.link(of: task) { complete(task, link, completion, session) }
@@ -70,8 +78,18 @@ extension BackgroundSessionLink {
             return
         }
         guard let task = session.lock.withLock({ session.registry.tasks[event.taskID] }), let link = Self.link(of: task) else {
-            // A task this session never had (its completion was delivered already): drop the file.
-            if case .completed(let completion) = event.kind, let file = completion.file { unlink(file) }
+            // A task this session never had (its completion was delivered already): drop the file;
+            // a question gets the default answer.
+            switch event.kind {
+            case .completed(let completion):
+                if let file = completion.file { unlink(file) }
+            case .question(let id, .redirect(_, let request)):
+                state.withLock { $0.client }?.post(.answer(question: id, .redirect(request, nil)))
+            case .question(let id, .challenge):
+                state.withLock { $0.client }?.post(.answer(question: id, .defaultHandling))
+            case .progress, .allDelivered:
+                break
+            }
             return
         }
         switch event.kind {
@@ -89,6 +107,8 @@ extension BackgroundSessionLink {
             }
         case .completed(let completion):
             complete(task, link, completion, session)
+        case .question(let id, let question):
+            answer(question, id: id, task: task, session)
         case .allDelivered:
             return
         }
@@ -98,7 +118,7 @@ extension BackgroundSessionLink {
     /// removed when the delegate returns), an upload's response body, then `didCompleteWithError`.
     private func complete(_ task: URLSessionTask, _ link: BackgroundTaskLink, _ completion: AgentCompletion, _ session: URLSession) {
         let url = task.originalRequest?.url
-        let error = completion.error?.urlError
+        let error = completion.error.map { record in completion.resumeData.map { record.urlError.addingResumeData($0) } ?? record.urlError }
         let first = link.update { state -> Bool in
             guard state.phase != .completed else { return false }
             state.phase = .completed

@@ -34,6 +34,9 @@ final class BackgroundSessionLink: Sendable {
         var adopting = false
         /// The highest stored event sequence taken (an event seen again after a reconnect is skipped).
         var lastSequence: Int64 = 0
+        /// The highest stored event sequence delivered (its delegate calls returned): one that comes
+        /// again was acknowledged on a connection that died first, and is acknowledged again.
+        var lastDelivered: Int64 = 0
         /// Set once the session is invalidated: no more reconnections.
         var closed = false
         /// Reconnection attempts since the connection was lost.
@@ -63,7 +66,7 @@ final class BackgroundSessionLink: Sendable {
         do {
             client = try BackgroundAgentClient.connect(
                 directories: directories, executable: executable, launchEnvironment: launchEnvironment, url: url,
-                onEvent: { [weak self] event in self?.received(.event(event)) },
+                onEvent: { [weak self] event, client in self?.received(.event(event), via: client) },
                 onClose: { [weak self] in self?.connectionLost() })
         } catch {
             state.withLock { $0.connectError = error }
@@ -220,7 +223,7 @@ final class BackgroundSessionLink: Sendable {
         let file = (task as? BackgroundUploadTask)?.bodyFile
         return AgentTaskSpec(taskID: task.taskIdentifier, kind: link.kind, request: record, secrets: secrets,
                              uploadFile: file?.path, earliestBeginDate: task.earliestBeginDate,
-                             taskDescription: task.taskDescription)
+                             taskDescription: task.taskDescription, resumeData: (task as? BackgroundDownloadTask)?.resumeData)
     }
 
     /// Ends a task in this process (never resumed, refused, or the agent unreachable).
@@ -253,11 +256,21 @@ final class BackgroundSessionLink: Sendable {
 // Making the session's task objects: downloads and uploads from a file that report to the delegate
 // go to the agent; everything else runs in the process, as Apple documents for background sessions.
 extension BackgroundSessionLink {
-    /// A download task the agent carries out, or `nil` when this one runs in the process.
-    func makeDownloadTask(_ session: URLSession, _ identifier: Int, _ request: URLRequest?,
-                          _ completion: TaskCompletion) -> URLSessionDownloadTask? {
+    /// A download task the agent carries out, or `nil` when this one runs in the process (a
+    /// completion handler, or resume data that does not decode: that task fails as in any session).
+    /// `downloadTask(withResumeData:)` goes to the agent with its resume data.
+    func makeDownloadTask(_ session: URLSession, _ identifier: Int, _ request: URLRequest?, _ completion: TaskCompletion,
+                          resume: Result<DownloadResumeData, URLError>?) -> URLSessionDownloadTask? {
         guard case .delegate = completion else { return nil }
-        return BackgroundDownloadTask(session: session, identifier: identifier, request: request,
+        var resumeData: Data?
+        switch resume {
+        case .none: break
+        case .failure: return nil
+        case .success(let decoded):
+            guard let encoded = decoded.encoded() else { return nil }
+            resumeData = encoded
+        }
+        return BackgroundDownloadTask(session: session, identifier: identifier, request: request, resumeData: resumeData,
                                       background: BackgroundTaskLink(kind: .download, session: self, submitted: nil))
     }
 

@@ -67,9 +67,12 @@ struct BackgroundTaskState: Sendable {
 final class BackgroundDownloadTask: URLSessionDownloadTask, @unchecked Sendable {
     /// The task's agent side.
     let background: BackgroundTaskLink
+    /// `downloadTask(withResumeData:)`'s resume data, sent to the agent with the task.
+    let resumeData: Data?
 
-    init(session: URLSession, identifier: Int, request: URLRequest?, background: BackgroundTaskLink) {
+    init(session: URLSession, identifier: Int, request: URLRequest?, resumeData: Data? = nil, background: BackgroundTaskLink) {
         self.background = background
+        self.resumeData = resumeData
         super.init(session: session, identifier: identifier, request: request, completion: .delegate)
     }
 

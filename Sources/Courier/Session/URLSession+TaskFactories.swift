@@ -21,7 +21,7 @@ extension URLSession {
     func downloadTask(_ request: URLRequest?, _ completion: TaskCompletion,
                       resume: Result<DownloadResumeData, URLError>? = nil) -> URLSessionDownloadTask {
         register { identifier, refusal in
-            if refusal == nil, resume == nil, let task = background?.makeDownloadTask(self, identifier, request, completion) {
+            if refusal == nil, let task = background?.makeDownloadTask(self, identifier, request, completion, resume: resume) {
                 return task
             }
             return URLSessionDownloadTask(session: self, identifier: identifier, request: request, completion: completion,

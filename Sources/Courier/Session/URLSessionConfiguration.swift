@@ -181,7 +181,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         set { self.set(\.allowsCellularAccess, newValue) }
     }
 
-    /// Whether background transfers may wait for good conditions; informational on Linux.
+    /// Whether background transfers may wait for good conditions: the transfer agent starts a
+    /// discretionary session's tasks after every other waiting task.
     open var isDiscretionary: Bool {
         get { self.get(\.isDiscretionary) }
         set { self.set(\.isDiscretionary, newValue) }

@@ -8,4 +8,10 @@ extension URLSessionDownloadTask {
     package func checkpointResumeData() -> Data? {
         makeResumeData(closingFile: false)
     }
+
+    /// The partial file that Courier resume data names, or `nil` when `resumeData` is not valid
+    /// Courier resume data: the transfer agent keeps or removes the partial files of its tasks.
+    package static func partialFilePath(ofResumeData resumeData: Data) -> String? {
+        try? DownloadResumeData.decode(resumeData).partialFilePath
+    }
 }

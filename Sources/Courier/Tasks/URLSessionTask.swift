@@ -132,8 +132,8 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// When a background session may start the task; Courier has no background sessions, so it has
-    /// no effect, as on Apple's platforms for other sessions.
+    /// When a background session's transfer agent may start the task at the earliest; no effect in
+    /// other sessions, as on Apple's platforms.
     open var earliestBeginDate: Date? {
         get { lock.withLock { core.earliestBeginDate } }
         set { lock.withLock { core.earliestBeginDate = newValue } }

@@ -17,15 +17,16 @@ struct AgentTaskLifecycleTests {
         #expect([stale, current] == [.ignore, .complete] && lifecycle.phase == .completed)
     }
 
-    @Test("transient failures retry with a growing delay, then fail")
+    @Test("transient failures retry with a delay growing to a minute and never give up (the resource timeout ends the task)")
     func transientFailuresRetry() {
         var lifecycle = AgentTaskLifecycle(stored: .waiting)
         var actions: [AgentTaskLifecycle.EndAction] = []
-        for _ in 0...AgentTaskLifecycle.maximumRetries {
+        for _ in 0..<9 {
             let generation = lifecycle.start() ?? 0
             actions.append(lifecycle.transferEnded(generation: generation, transient: true))
         }
-        #expect(actions == [.retry(delay: 1), .retry(delay: 2), .retry(delay: 4), .retry(delay: 8), .retry(delay: 16), .complete])
+        let last = lifecycle.transferEnded(generation: lifecycle.start() ?? 0, transient: false)
+        #expect(actions == [1, 2, 4, 8, 16, 32, 60, 60, 60].map { .retry(delay: $0) } && last == .complete)
     }
 
     @Test("a task stored as running waits to start again after a restart; cancelling it stops nothing")

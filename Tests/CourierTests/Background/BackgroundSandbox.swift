@@ -65,6 +65,42 @@ final class BackgroundSandbox: @unchecked Sendable {
         (try? FileManager.default.contentsOfDirectory(atPath: directories.finished.path)) ?? []
     }
 
+    /// Asks the running agent (without starting one) and returns its reply.
+    func ask(_ request: AgentRequest) throws -> AgentReply {
+        let socket = try AgentSocket.connect(path: directories.socketPath)
+        defer { socket.close() }
+        try socket.send(AgentClientMessage(requestID: 1, request: request))
+        guard case .reply(_, let reply) = try socket.receive(AgentServerMessage.self).body else {
+            throw FaultServerError("the agent sent no reply")
+        }
+        return reply
+    }
+
+    /// The agent's stored events not yet delivered, or `nil` when it does not answer.
+    var pendingEvents: Int? {
+        guard case .status(let status)? = try? ask(.status) else { return nil }
+        return status.pendingEvents
+    }
+
+    /// Every identifier's tasks in the agent (empty when it does not answer).
+    var agentTasks: [AgentTaskSnapshot] {
+        guard case .tasks(let tasks)? = try? ask(.listAllTasks) else { return [] }
+        return tasks
+    }
+
+    /// The agent's peak resident set size in bytes (`VmHWM` in `/proc/PID/status`).
+    var agentPeakRSS: Int? {
+        guard let pid = agentPID, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// The files in the agent's partial-download directory.
+    var partialFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directories.downloads.path)) ?? []
+    }
+
     /// The `courier` executable beside the test bundle.
     static var courierBinary: String? {
         guard let running = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
@@ -82,6 +118,10 @@ final class BackgroundRecorder: NSObject, URLSessionDownloadDelegate, @unchecked
         var files: [Int: (hash: UInt64, size: Int)] = [:]
         /// Task → its error (`nil`: success).
         var completions: [Int: URLError?] = [:]
+        /// Task → how many times `didCompleteWithError` came for it.
+        var completionCounts: [Int: Int] = [:]
+        /// Task → how many times `didFinishDownloadingTo` came for it.
+        var fileCounts: [Int: Int] = [:]
         /// The highest `totalBytesWritten` reported.
         var written: Int64 = 0
         var finishEvents = 0
@@ -102,6 +142,7 @@ final class BackgroundRecorder: NSObject, URLSessionDownloadDelegate, @unchecked
         }
         state.withLock {
             $0.files[downloadTask.taskIdentifier] = (hash.finalValue, size)
+            $0.fileCounts[downloadTask.taskIdentifier, default: 0] += 1
             if $0.firstFileAt == nil { $0.firstFileAt = Date() }
         }
     }
@@ -112,7 +153,10 @@ final class BackgroundRecorder: NSObject, URLSessionDownloadDelegate, @unchecked
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        state.withLock { $0.completions[task.taskIdentifier] = error as? URLError }
+        state.withLock {
+            $0.completions[task.taskIdentifier] = error as? URLError
+            $0.completionCounts[task.taskIdentifier, default: 0] += 1
+        }
     }
 
     func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {

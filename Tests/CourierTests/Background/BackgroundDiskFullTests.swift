@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Courier
+
+/// A full disk under the agent: its partial-download directory is a 1 MiB tmpfs the test mounts
+/// (it runs as root), so a 4 MiB download cannot be written.
+@Suite("Background full disk", .serialized, .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"))
+struct BackgroundDiskFullTests {
+    @Test("a download that fills the disk fails cleanly: cannotWriteToFile, no partial file left, and the agent keeps working")
+    func fullDiskFailsTheTaskCleanly() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let downloads = sandbox.directories.downloads
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
+        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        defer { mount.unmount() }
+
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("full"), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let big = session.downloadTask(with: nginx.url(NginxServer.Files.medium))
+        big.resume()
+        let failed = await waitUntil { recorder.state.current.completions[big.taskIdentifier] != nil }
+        let error = recorder.state.current.completions[big.taskIdentifier] ?? nil
+        let leftovers = sandbox.partialFiles
+        let small = session.downloadTask(with: nginx.url(NginxServer.Files.hello))
+        small.resume()
+        await waitUntil { recorder.state.current.completions[small.taskIdentifier] != nil }
+        let state = recorder.state.current
+        #expect(failed && error?.code == .cannotWriteToFile && error?.localizedDescription.contains("No space left") == true
+                && error?.downloadTaskResumeData == nil && leftovers.isEmpty && state.files[big.taskIdentifier] == nil
+                && state.files[small.taskIdentifier]?.hash == StreamHash.of(NginxServer.Files.helloContents),
+                "\(String(describing: error)), left: \(leftovers)")
+    }
+}
+
+/// A small tmpfs mounted for one test, unmounted (lazily, so a file still open does not stop
+/// it) when the test ends.
+struct SmallTmpfs {
+    let path: String
+
+    /// Mounts a tmpfs of `size` (mode 0700) on `path`.
+    init(at path: String, size: String) throws {
+        guard mount("tmpfs", path, "tmpfs", 0, "size=\(size),mode=0700") == 0 else {
+            throw FaultServerError("cannot mount a tmpfs on \(path): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+    }
+
+    /// Unmounts it.
+    func unmount() {
+        umount2(path, Int32(MNT_DETACH))
+    }
+
+    /// Whether this process can mount a tmpfs (tried once on a directory of its own).
+    static let canMount: Bool = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tmpfs-\(UUID().uuidString)").path
+        guard mkdir(directory, 0o700) == 0 else { return false }
+        defer { rmdir(directory) }
+        guard let probe = try? SmallTmpfs(at: directory, size: "64k") else { return false }
+        probe.unmount()
+        return true
+    }()
+}

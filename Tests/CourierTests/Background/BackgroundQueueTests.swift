@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import Courier
+
+/// Many background tasks at once: 200 downloads over three identifiers in one agent, with
+/// cancellation and invalidation, and the agent's memory while they are queued.
+@Suite("Background queues", .serialized)
+struct BackgroundQueueTests {
+    private static let longWait = 90 * testTimeScale
+
+    /// One identifier's share of the 200 tasks.
+    private struct Lane {
+        let identifier: String
+        let path: String
+        let contents: Data
+        let count: Int
+        let session: URLSession
+        let recorder: BackgroundRecorder
+        /// Task identifier → whether the test cancels it (directly or by invalidation).
+        var cancelled: [Int: Bool] = [:]
+    }
+
+    @Test("200 downloads over 3 identifiers: each sees exactly its own events, each once; cancelled ones end cancelled")
+    func twoHundredDownloadsAcrossThreeIdentifiers() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        // alpha cancels every fifth task, beta lets all finish, gamma is invalidated with
+        // invalidateAndCancel while its odd tasks still wait. A task to be cancelled waits for
+        // an earliestBeginDate an hour away, so it is certainly still queued then.
+        let files = [("alpha", NginxServer.Files.hello, NginxServer.Files.helloContents, 67),
+                     ("beta", NginxServer.Files.json, NginxServer.Files.jsonContents, 67),
+                     ("gamma", NginxServer.Files.lines, try nginx.contents(of: NginxServer.Files.lines), 66)]
+        var building = files.map { identifier, path, contents, count in
+            let recorder = BackgroundRecorder()
+            return Lane(identifier: identifier, path: path, contents: contents, count: count,
+                        session: URLSession(configuration: sandbox.configuration(identifier), delegate: recorder, delegateQueue: nil),
+                        recorder: recorder)
+        }
+        var tasksToCancel: [URLSessionTask] = []
+        for index in building.indices {
+            let lane = building[index]
+            for number in 1...lane.count {
+                let task = lane.session.downloadTask(with: nginx.url("\(lane.path)?n=\(number)"))
+                let cancels = (lane.identifier == "alpha" && number % 5 == 0) || (lane.identifier == "gamma" && number % 2 == 1)
+                if cancels { task.earliestBeginDate = Date().addingTimeInterval(3600) }
+                building[index].cancelled[task.taskIdentifier] = cancels
+                task.resume()
+                if cancels, lane.identifier == "alpha" { tasksToCancel.append(task) }
+            }
+        }
+        let lanes = building
+        defer { for lane in lanes { lane.session.invalidateAndCancel() } }
+        for task in tasksToCancel { task.cancel() }
+        // gamma's immediate tasks first, then invalidateAndCancel for the waiting ones.
+        let gamma = lanes[2]
+        let gammaRan = await waitUntil(timeout: Self.longWait) {
+            let completions = gamma.recorder.state.current.completions
+            return gamma.cancelled.filter { !$0.value }.keys.allSatisfy { completions[$0] != nil }
+        }
+        gamma.session.invalidateAndCancel()
+        let delivered = await waitUntil(timeout: Self.longWait) {
+            lanes.allSatisfy { lane in lane.recorder.state.current.completions.count == lane.count }
+        }
+        let outcomes = lanes.map { lane -> Bool in
+            let state = lane.recorder.state.current
+            let expected = StreamHash.of(lane.contents)
+            return state.completionCounts == lane.cancelled.mapValues { _ in 1 }
+                && lane.cancelled.allSatisfy { task, cancelled in
+                    cancelled ? (state.completions[task]??.code == .cancelled && state.files[task] == nil)
+                        : (state.completions[task] == .some(nil) && state.files[task]?.hash == expected && state.fileCounts[task] == 1)
+                }
+        }
+        #expect(gammaRan && delivered && outcomes == [true, true, true], "\(lanes.map { $0.recorder.state.current.completions.count })")
+    }
+
+    @Test("the agent's peak resident memory stays under 64 MiB with 200 tasks queued and running")
+    func agentMemoryWithTwoHundredTasks() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("memory"), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        // All 200 are queued before any starts (they begin in 2 s), then run 16 at a time.
+        let begin = Date().addingTimeInterval(2)
+        for number in 1...200 {
+            let task = session.downloadTask(with: nginx.url("\(NginxServer.Files.lines)?n=\(number)"))
+            task.earliestBeginDate = begin
+            task.resume()
+        }
+        let delivered = await waitUntil(timeout: Self.longWait) { recorder.state.current.completions.count == 200 }
+        let peak = sandbox.agentPeakRSS ?? .max
+        #expect(delivered && peak < 64 << 20, "peak RSS \(peak / 1024) KiB")
+    }
+}
