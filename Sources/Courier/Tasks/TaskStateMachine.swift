@@ -350,6 +350,17 @@ extension TaskStateMachine {
         }
     }
 
+    /// The delegate answered `.becomeStream` and the handler handed its connection over: the data
+    /// task ends here without a completion of its own (Apple: no further delegate messages for it),
+    /// reports of its load are stale from now on, and a later `cancel()` does nothing. Returns the
+    /// body chunks held while the delegate decided (the stream reads them first) and the load to
+    /// stop; `nil` when the disposition is no longer pending (cancelled, or the load ended, meanwhile).
+    mutating func becameStream() -> (held: [Data], stop: Load?)? {
+        guard case .loading(let loading) = state, case .awaiting(let held) = loading.disposition else { return nil }
+        state = .completed
+        return (held.chunks, loading.load)
+    }
+
     /// A download task takes over `handover` from the data task it continues; it is running and its
     /// first step writes the held chunks (``takeHeldBody()``). Chunks forwarded meanwhile are held
     /// behind them. `false` unless the task is still ``State/initial``.
