@@ -361,6 +361,16 @@ extension TaskStateMachine {
         return (held.chunks, loading.load)
     }
 
+    /// `.becomeStream` could not be done and the load had ended already (its completion is queued
+    /// behind the disposition): `true` when the task, not cancelled, must now fail instead; the
+    /// held chunks are dropped.
+    mutating func streamRefusedAfterEnd() -> Bool {
+        guard case .finishing(var finishing) = state, !finishing.cancelled, finishing.held != nil else { return false }
+        finishing.held = nil
+        state = .finishing(finishing)
+        return true
+    }
+
     /// A download task takes over `handover` from the data task it continues; it is running and its
     /// first step writes the held chunks (``takeHeldBody()``). Chunks forwarded meanwhile are held
     /// behind them. `false` unless the task is still ``State/initial``.

@@ -12,15 +12,14 @@ extension URLSessionTask {
     func becomeStream(after response: URLResponse) {
         let operations = lock.withLock { core.machine.currentLoad?.operations }
         guard let operations else {
-            complete(error: URLError(.unsupportedURL, url: response.url ?? currentRequest?.url, description:
-                "Only an http: request upgraded with 101 Switching Protocols can become a stream task in Courier."),
-                     generation: nil)
+            failBecomingStream(URLError(.unsupportedURL, url: response.url ?? currentRequest?.url, description:
+                "Only an http: request upgraded with 101 Switching Protocols (on a connection still open) can become a stream task in Courier."))
             return
         }
         operations.handOverConnection(after: response) { [self] result in
             switch result {
             case .failure(let error):
-                complete(error: error, generation: nil)
+                failBecomingStream(error)
             case .success(let connection):
                 adoptStream(connection, response: response)
             }
@@ -57,5 +56,20 @@ extension URLSessionTask {
         streamTask.connection?.startWith(held.reduce(Data(), +) + connection.buffered)
         stop?.stop()
         if schedule { scheduleDrain() }
+    }
+
+    /// Fails the task with `error`, also when its load had ended already and a successful
+    /// completion waits behind the disposition (it is replaced).
+    private func failBecomingStream(_ error: URLError) {
+        let replaced: Bool? = lock.withLock {
+            guard core.machine.streamRefusedAfterEnd() else { return nil }
+            let final: @Sendable () -> Void = { [self] in deliverCompletion(error: error, keepFile: false) }
+            return core.events.replaceAll(withFinal: final, paused: core.machine.isDeliveryPaused)
+        }
+        guard let replaced else {
+            complete(error: error, generation: nil)
+            return
+        }
+        if replaced { scheduleDrain() }
     }
 }
