@@ -48,6 +48,19 @@ static inline CURLcode courier_easy_setopt_xferinfo_function(CURL *handle,
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
 }
 
+/// CURLOPT_OPENSOCKETFUNCTION: `function` makes the sockets libcurl connects (an upgrade request's,
+/// so that the socket is known and can be handed over).
+static inline CURLcode courier_easy_setopt_opensocket_function(CURL *handle,
+                                                               curl_socket_t (*function)(void *, curlsocktype, struct curl_sockaddr *)) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, function);
+}
+
+/// CURLOPT_CLOSESOCKETFUNCTION: `function` closes the sockets of connections the transfer made
+/// (and may keep one that was handed over open).
+static inline CURLcode courier_easy_setopt_closesocket_function(CURL *handle, int (*function)(void *, curl_socket_t)) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, function);
+}
+
 /// CURLOPT_DEBUGFUNCTION: libcurl's trace (what CURLOPT_VERBOSE would print), handed to `function`.
 static inline CURLcode courier_easy_setopt_debug_function(CURL *handle,
                                                           int (*function)(CURL *, curl_infotype, char *, size_t, void *)) {

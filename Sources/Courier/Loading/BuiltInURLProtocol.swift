@@ -24,4 +24,14 @@ class BuiltInURLProtocol: URLProtocol {
     /// (``HandlerCapabilities/cacheScoping``). The task asks before it looks the request up in the
     /// session's cache and marks the request with the answer (``URLCacheScope``).
     class func cacheScope(for request: URLRequest, environment: HandlerEnvironment) -> String? { nil }
+
+    /// `.becomeStream`: hands the connection of `response` (the response this handler just
+    /// reported, whose disposition the delegate decided) over for a stream task, and stops
+    /// reporting. `completion` runs once, on any thread, with the connection or with why it cannot
+    /// be had. By default there is none to hand over: `unsupportedURL`.
+    func handOverConnection(after response: URLResponse,
+                            completion: @escaping @Sendable (Result<HandedOverConnection, URLError>) -> Void) {
+        completion(.failure(URLError(.unsupportedURL, url: response.url ?? request.url,
+                                     description: "Only an http: request upgraded with 101 Switching Protocols can become a stream task in Courier.")))
+    }
 }

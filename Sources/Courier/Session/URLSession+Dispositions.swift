@@ -34,10 +34,12 @@ extension URLSession {
         /// `urlSession(_:dataTask:didBecome:)` with it, then download messages, and the data task
         /// ends without a completion of its own.
         case becomeDownload
-        /// Continue as a stream task over the same connection (an HTTP `Upgrade`). Courier cannot
-        /// take a connection away from libcurl's HTTP engine, so the task fails with
-        /// `unsupportedURL` instead (see `Documentation/Migration.md`); open the connection with
-        /// ``URLSession/streamTask(withHostName:port:)`` and speak HTTP on it to upgrade.
+        /// Continue as a stream task over the same connection (an HTTP `Upgrade`): for an `http:`
+        /// request with an `Upgrade` field answered `101` over HTTP/1.1, the delegate hears
+        /// `urlSession(_:dataTask:didBecome:)` with a running stream task that reads the bytes sent
+        /// after the head first, and the data task ends without a completion of its own. https,
+        /// HTTP/2 and other responses fail the task with `unsupportedURL` (see
+        /// `Documentation/Migration.md`).
         case becomeStream
     }
 }

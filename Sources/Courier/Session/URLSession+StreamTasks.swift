@@ -1,11 +1,9 @@
 import Foundation
 
 extension URLSession {
-    /// A stream task that connects to `hostname` (a name, or an IPv4 or IPv6 address) on TCP
-    /// `port` when resumed. A name that cannot be resolved fails the task with `cannotFindHost`, a
-    /// refused connection with `cannotConnectToHost`, a connect longer than the configuration's
-    /// `timeoutIntervalForRequest` with `timedOut`.
-    public func streamTask(withHostName hostname: String, port: Int) -> URLSessionStreamTask {
+    /// ``streamTask(withHostName:port:)``: the host (brackets of an IPv6 literal removed) and port
+    /// are checked here; a bad one fails the task with `badURL` when resumed.
+    func makeStreamTask(host hostname: String, port: Int) -> URLSessionStreamTask {
         let host = hostname.hasPrefix("[") && hostname.hasSuffix("]") ? String(hostname.dropFirst().dropLast()) : hostname
         var invalid: URLError?
         if host.isEmpty || host.contains(where: { $0.isWhitespace || $0 == "/" }) {
@@ -15,6 +13,18 @@ extension URLSession {
         }
         return register { identifier, refusal in
             URLSessionStreamTask(session: self, identifier: identifier, host: host, port: port, creationFailure: refusal ?? invalid)
+        }
+    }
+
+    /// A registered stream task, not yet resumed, over `descriptor`: the connection of a data task
+    /// to `url` that became a stream task (`.becomeStream`). The task owns the descriptor; in an
+    /// invalidated session it fails and closes it when completed.
+    func makeSuccessorStreamTask(for url: URL?, adopting descriptor: Int32) -> URLSessionStreamTask {
+        let host = url?.host ?? ""
+        let port = url?.port ?? 80
+        return register { identifier, refusal in
+            URLSessionStreamTask(session: self, identifier: identifier, host: host, port: port, creationFailure: refusal,
+                                 adopting: StreamSocket(descriptor: descriptor))
         }
     }
 }

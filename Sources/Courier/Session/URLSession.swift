@@ -256,6 +256,16 @@ open class URLSession: NSObject, @unchecked Sendable {
         webSocketTask(request, protocols: nil)
     }
 
+    /// A stream task that connects to `hostname` (a name, or an IPv4 or IPv6 address) on TCP
+    /// `port` when resumed. A name that cannot be resolved fails the task with `cannotFindHost`, a
+    /// refused connection with `cannotConnectToHost`, a connect longer than the configuration's
+    /// `timeoutIntervalForRequest` with `timedOut`; the whole task is bounded by
+    /// `timeoutIntervalForResource`. (`open`, in the class body, as on Apple's platforms;
+    /// FoundationNetworking has no stream tasks.)
+    open func streamTask(withHostName hostname: String, port: Int) -> URLSessionStreamTask {
+        makeStreamTask(host: hostname, port: port)
+    }
+
 
     // MARK: - Invalidation
 

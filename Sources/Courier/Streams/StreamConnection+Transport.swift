@@ -115,8 +115,8 @@ extension StreamConnection {
         }
         guard result != EINPROGRESS, result != EALREADY else { return }
         lastConnectFailure = result
-        forget(socket, loop: loop)
-        socket.close()
+        watching = nil
+        loop.unwatch(socket.descriptor) { socket.close() }
         self.socket = nil
         connecting = false
         connectNext(loop: loop)
@@ -237,8 +237,9 @@ extension StreamConnection {
 
     // MARK: - Readiness and the end
 
-    /// Watches the socket for what the connection waits for (nothing: not watched at all, so a
-    /// hung-up socket nobody reads does not wake the loop again and again).
+    /// Watches the socket for what the connection waits for (nothing: it stays this connection's
+    /// but leaves the epoll set, so a hung-up socket nobody reads does not wake the loop again and
+    /// again). `watching` is what was last asked, so an unchanged interest costs no command.
     private func updateInterest(loop: CurlMultiLoop) {
         guard let socket, !transportClosed else { return }
         let wanted: (read: Bool, write: Bool)
@@ -249,39 +250,36 @@ extension StreamConnection {
         } else {
             wanted = state.withLock { ($0.machine.wantsToRead, $0.machine.outbound != nil) }
         }
-        if !wanted.read && !wanted.write {
-            forget(socket, loop: loop)
-        } else if watching.map({ $0 != wanted }) ?? true {
-            loop.watch(socket.descriptor, readable: wanted.read, writable: wanted.write, for: self)
-            watching = wanted
-        }
-    }
-
-    /// Stops watching `socket`.
-    private func forget(_ socket: StreamSocket, loop: CurlMultiLoop) {
-        guard watching != nil else { return }
-        loop.unwatch(clientSocket: socket.descriptor)
-        watching = nil
+        guard watching.map({ $0 != wanted }) ?? true else { return }
+        loop.watch(socket.descriptor, for: self, readable: wanted.read, writable: wanted.write)
+        watching = wanted
     }
 
     private func closeTransport(loop: CurlMultiLoop) {
         transportClosed = true
         guard let socket else { return }
-        forget(socket, loop: loop)
         tls = nil
         self.socket = nil
-        if closeOnce.claim() { socket.close() }
+        watching = nil
+        // Closed once the loop has forgotten the descriptor (unless `loopDidStop` closed it).
+        guard closeOnce.claim() else { return }
+        loop.unwatch(socket.descriptor) { socket.close() }
     }
 
     /// `captureStreams()`: the socket, its TLS session and the bytes read ahead go to a pair of
-    /// streams; the delegate gets them, and the task ends.
+    /// streams; once the loop has forgotten the socket the delegate gets them, and the task ends.
     private func capture(buffered: Data, loop: CurlMultiLoop) {
         transportClosed = true
         guard let socket, closeOnce.claim() else { return }
-        forget(socket, loop: loop)
         let channel = StreamCapturedChannel(socket: socket, tls: tls, buffered: buffered)
         self.socket = nil
         tls = nil
+        watching = nil
+        loop.unwatch(socket.descriptor) { [weak self] in self?.deliverCaptured(channel) }
+    }
+
+    /// Hands the captured `channel` to the delegate as a pair of streams, and ends the task.
+    private func deliverCaptured(_ channel: StreamCapturedChannel) {
         let streams = UncheckedSendable((StreamCapturedInputStream(channel: channel), StreamCapturedOutputStream(channel: channel)))
         let deliver: Bool = state.withLock { state in
             let wasEmpty = state.outbox.isEmpty

@@ -30,6 +30,9 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
         var resolved: Result<[StreamSocket.Address], URLError>?
         /// The streams were captured: the task ends without `didCompleteWithError`.
         var captured = false
+        /// For a socket adopted from a data task (`.becomeStream`): the bytes read past the
+        /// response's head, which the stream starts with; `nil`: connect when resumed.
+        var adoptedBytes: Data?
     }
 
     let host: String
@@ -37,6 +40,11 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
     /// The URL errors carry (`failingURL`): `tcp://host:port`.
     let url: URL?
     let environment: HandlerEnvironment
+    /// The session's `timeoutIntervalForResource`: the longest the task may live (0 or infinite: no limit).
+    let resourceTimeout: TimeInterval
+    /// Whether the connection was started (claimed once, by ``start()`` or by a completion that
+    /// comes first and closes an adopted socket nobody served).
+    private let began = OnceFlag()
     /// The task this connection serves (the task owns the connection).
     weak var task: URLSessionStreamTask?
     let state: Locked<State>
@@ -58,28 +66,50 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
     /// (which may run on another thread once the loop has stopped).
     let closeOnce = OnceFlag()
 
-    init(host: String, port: Int, environment: HandlerEnvironment) {
+    /// A connection to `host` and `port`, made when the task is resumed; or, with `adopting`, one
+    /// over a socket that is connected already (a data task's, after an HTTP upgrade), which then
+    /// starts with `buffered`: the bytes read past the response's head.
+    init(host: String, port: Int, environment: HandlerEnvironment, resourceTimeout: TimeInterval,
+         adopting adopted: StreamSocket? = nil) {
         self.host = host
         self.port = port
         self.environment = environment
+        self.resourceTimeout = resourceTimeout
+        socket = adopted
         var components = URLComponents()
         components.scheme = "tcp"
         components.host = host.contains(":") ? "[\(host)]" : host
         components.port = port
         url = components.url
-        state = Locked(State(machine: StreamStateMachine(url: url)))
+        state = Locked(State(machine: StreamStateMachine(url: url), adoptedBytes: adopted == nil ? nil : Data()))
     }
 
     // MARK: - The app's calls
 
-    /// Connects (once), on the session's loop.
+    /// An adopted socket's stream starts with `bytes` (those read past the response's head). Before
+    /// the task is resumed.
+    func startWith(_ bytes: Data) {
+        state.withLock { state in
+            if state.adoptedBytes != nil { state.adoptedBytes = bytes }
+        }
+    }
+
+    /// Connects (once), on the session's loop; an adopted socket is served there at once.
     func start() {
+        guard began.claim() else { return }
         guard let loop = CurlMultiLoop.shared(in: environment) else {
             handle { $0.failed(URLError(.cannotConnectToHost, url: self.url, description: "The session can no longer open connections.")) }
+            if closeOnce.claim() { socket?.close() }
             return
         }
         self.loop = loop
-        handle { $0.resume() }
+        let limit = resourceTimeout
+        handleState { $0.machine.resume(connectedWith: $0.adoptedBytes) }
+        if limit > 0, limit.isFinite {
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [weak self] in
+                self?.handle { $0.resourceTimedOut(after: limit) }
+            }
+        }
     }
 
     /// Queues a read; `timeout` > 0 fails it with `timedOut` after that many seconds.
@@ -118,6 +148,8 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
     func taskCompleting(error: (any Error)?) -> Bool {
         let failure = (error as? URLError) ?? URLError(.networkConnectionLost, url: url, description: "The stream task ended.")
         handleState { state in state.machine.isEnded ? [] : state.machine.end(failure, finishTask: false) }
+        // Never started (an adopted socket, cancelled first): nobody serves the socket, so it is closed here.
+        if began.claim(), closeOnce.claim() { socket?.close() }
         deliverOutbox()
         return state.withLock { $0.captured }
     }

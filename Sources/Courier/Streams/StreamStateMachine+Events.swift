@@ -5,9 +5,16 @@ import Foundation
 extension StreamStateMachine {
     // MARK: - The app
 
-    /// The task was resumed: connect (once).
-    mutating func resume() -> [StreamAction] {
+    /// The task was resumed: connect (once). With `connectedWith` the socket is connected already
+    /// (a data task's connection after an HTTP upgrade, `.becomeStream`), and those bytes, read
+    /// past the response's head, come first.
+    mutating func resume(connectedWith buffered: Data? = nil) -> [StreamAction] {
         guard phase == .idle else { return [] }
+        if let buffered {
+            phase = .open
+            inbound = buffered
+            return advance() + [.service]
+        }
         phase = .connecting
         pendingTransportWork.append(.connect)
         return [.service]
@@ -22,11 +29,14 @@ extension StreamStateMachine {
         if let refusal = refusal(reading: true) {
             return [.completeRead(id: id, data: nil, atEOF: false, error: refusal)]
         }
+        let readAheadWasFull = phase == .open && !wantsToRead
         operations.append(.read(id: id, minimum: max(0, minimum), maximum: max(1, maximum, minimum)))
         let actions = advance()
-        // A read left waiting may need the socket read again (the read-ahead was full).
+        // A read left waiting needs the socket read; so does a read that emptied a full read-ahead
+        // (the socket was out of the epoll set), or the peer's end of stream would be noticed only
+        // when some later read waits.
         let waits = operations.contains { $0.id == id }
-        return phase == .open && waits ? actions + [.service] : actions
+        return phase == .open && (waits || (readAheadWasFull && wantsToRead)) ? actions + [.service] : actions
     }
 
     /// The app queued a write.
@@ -92,6 +102,14 @@ extension StreamStateMachine {
     }
 
     // MARK: - The transport
+
+    /// The session's `timeoutIntervalForResource` passed since the task was resumed: as for any
+    /// task, the whole task ends with `timedOut`.
+    mutating func resourceTimedOut(after seconds: TimeInterval) -> [StreamAction] {
+        guard !isEnded else { return [] }
+        return end(URLError(.timedOut, url: url, description: "The stream task timed out after \(seconds) s (timeoutIntervalForResource)."),
+                   finishTask: true)
+    }
 
     /// Connecting took longer than the request timeout.
     mutating func connectTimedOut() -> [StreamAction] {

@@ -26,8 +26,12 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable {
         super.init()
     }
 
-    init(session: URLSession, identifier: Int, host: String, port: Int, creationFailure: URLError?) {
-        connection = StreamConnection(host: host, port: port, environment: session.environment)
+    /// A task of `session` connecting to `host` and `port`; or, with `adopting`, one over that
+    /// connected socket (a data task's after an HTTP upgrade), which it owns from now on.
+    init(session: URLSession, identifier: Int, host: String, port: Int, creationFailure: URLError?,
+         adopting adopted: StreamSocket? = nil) {
+        connection = StreamConnection(host: host, port: port, environment: session.environment,
+                                      resourceTimeout: session.settings.timeoutIntervalForResource, adopting: adopted)
         super.init(session: session, identifier: identifier, request: nil, completion: .delegate, creationFailure: creationFailure)
         connection?.task = self
     }

@@ -350,6 +350,27 @@ extension TaskStateMachine {
         }
     }
 
+    /// The delegate answered `.becomeStream` and the handler handed its connection over: the data
+    /// task ends here without a completion of its own (Apple: no further delegate messages for it),
+    /// reports of its load are stale from now on, and a later `cancel()` does nothing. Returns the
+    /// body chunks held while the delegate decided (the stream reads them first) and the load to
+    /// stop; `nil` when the disposition is no longer pending (cancelled, or the load ended, meanwhile).
+    mutating func becameStream() -> (held: [Data], stop: Load?)? {
+        guard case .loading(let loading) = state, case .awaiting(let held) = loading.disposition else { return nil }
+        state = .completed
+        return (held.chunks, loading.load)
+    }
+
+    /// `.becomeStream` could not be done and the load had ended already (its completion is queued
+    /// behind the disposition): `true` when the task, not cancelled, must now fail instead; the
+    /// held chunks are dropped.
+    mutating func streamRefusedAfterEnd() -> Bool {
+        guard case .finishing(var finishing) = state, !finishing.cancelled, finishing.held != nil else { return false }
+        finishing.held = nil
+        state = .finishing(finishing)
+        return true
+    }
+
     /// A download task takes over `handover` from the data task it continues; it is running and its
     /// first step writes the held chunks (``takeHeldBody()``). Chunks forwarded meanwhile are held
     /// behind them. `false` unless the task is still ``State/initial``.

@@ -100,14 +100,3 @@ extension URLSessionTask {
         }
     }
 }
-
-extension URLSessionTask {
-    /// `.becomeStream`: libcurl owns the connection of an http(s) load (its TLS, its HTTP/2
-    /// streams, the bytes it read past the head), so it cannot be handed to a stream task; the task
-    /// fails with a clear error instead.
-    func refuseBecomingStream(after response: URLResponse) {
-        complete(error: URLError(.unsupportedURL, url: response.url ?? currentRequest?.url,
-                                 description: "A data task cannot become a stream task in Courier (the connection belongs to libcurl); open one with streamTask(withHostName:port:) instead."),
-                 generation: nil)
-    }
-}

@@ -81,7 +81,7 @@ extension URLSessionTask {
                 case .becomeDownload:
                     becomeDownload(after: response)
                 case .becomeStream:
-                    refuseBecomingStream(after: response)
+                    becomeStream(after: response)
                 }
                 resume()
             }

@@ -3,8 +3,7 @@ import Testing
 @testable import Courier
 
 /// Stream tasks over TLS against `stream_tls_server.py` (``StreamTLSServer``): TLS from the
-/// start, STARTTLS in the middle of a plain-text exchange, the server-trust challenge, and a data
-/// task's `.becomeStream`.
+/// start, STARTTLS in the middle of a plain-text exchange, and the server-trust challenge.
 @Suite("Stream tasks over TLS")
 struct StreamTLSTests {
     @Test func tlsFromTheStartEchoes() async throws {
@@ -73,22 +72,5 @@ struct StreamTLSTests {
         task.resume()
         #expect(await delegate.waitForCompletion())
         #expect(delegate.events.first == .challenge && delegate.events.last == .completed(.serverCertificateUntrusted))
-    }
-
-    @Test func aDataTaskCannotBecomeAStreamTask() async throws {
-        let server = try await StreamTLSServer.shared(.upgrade)
-        let completed = Locked<(any Error)?>(nil)
-        let delegate = EventDelegate(EventDelegate.Hooks(
-            response: { _, _, decide in decide(.becomeStream) },
-            complete: { _, error in completed.withLock { $0 = error } }))
-        let session = HTTPTest.session(delegate: delegate)
-        defer { session.invalidateAndCancel() }
-        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/chat")))
-        request.setValue("echo", forHTTPHeaderField: "Upgrade")
-        request.setValue("Upgrade", forHTTPHeaderField: "Connection")
-        let task = session.dataTask(with: request)
-        try await HTTPTest.run(task, delegate)
-        let error = try StreamTest.urlError(completed.current)
-        #expect(error.code == .unsupportedURL)
     }
 }

@@ -223,4 +223,38 @@ struct StreamTaskTests {
         await settle(0.2)
         #expect(received == Data("hi\npingpong".utf8) && delegate.events == [.streams] && task.state == .completed)
     }
+
+    @Test func theResourceTimeoutEndsTheWholeTask() async throws {
+        let server = try StreamEchoServer(.stall)
+        defer { server.stop() }
+        let delegate = StreamTestDelegate()
+        let session = StreamTest.session(delegate) { $0.timeoutIntervalForResource = 1 }
+        defer { session.invalidateAndCancel() }
+        let task = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        task.resume()
+        // No per-read timeout: only the session's resource timeout can end this read.
+        let error = await #expect(throws: URLError.self) {
+            _ = try await task.readData(ofMinLength: 1, maxLength: 10, timeout: 0)
+        }
+        #expect(await delegate.waitForCompletion())
+        #expect(error?.code == .timedOut && delegate.events == [.completed(.timedOut)])
+    }
+
+    @Test func thePeersEndIsNoticedAfterReadsEmptiedAFullReadAhead() async throws {
+        let limit = StreamStateMachine.readAheadLimit
+        let server = try StreamEchoServer(.sendAndClose(Data(repeating: 0x61, count: limit + 1000)))
+        defer { server.stop() }
+        let delegate = StreamTestDelegate()
+        let session = StreamTest.session(delegate)
+        defer { session.invalidateAndCancel() }
+        let task = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        task.resume()
+        let connection = try #require(task.connection)
+        // The read-ahead fills up and the socket is left alone; this read empties it at once.
+        #expect(await waitUntil { connection.state.withLock { $0.machine.inbound.count } >= limit })
+        let (first, atEOF) = try await task.readData(ofMinLength: limit, maxLength: limit, timeout: StreamTest.timeout)
+        // With no read queued, the rest and the end of stream must still be read and reported.
+        #expect(await waitUntil { delegate.events.contains(.readClosed) })
+        #expect(first?.count == limit && !atEOF && connection.state.withLock { $0.machine.inbound.count } == 1000)
+    }
 }

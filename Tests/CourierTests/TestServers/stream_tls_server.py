@@ -7,8 +7,10 @@ Modes:
   starttls   Plain text: sends "220 ready\\r\\n", reads a line; on "STARTTLS" sends
              "220 go ahead\\r\\n" and starts TLS, then echoes. Anything else is answered
              "500 no\\r\\n" and the connection closed.
-  upgrade    Reads an HTTP/1.1 request head, answers "101 Switching Protocols" (Upgrade: echo), then
-             echoes the raw bytes.
+  upgrade    Reads an HTTP/1.1 request head. With an Upgrade field it answers "101 Switching
+             Protocols" (Upgrade: echo) followed, in the same packet, by "welcome\n", then echoes
+             the raw bytes (those sent after the request head first). Without one it answers
+             "200 OK" with the body "ok" and keeps the connection for the next request.
 
 The chosen port is written to --port-file once the server listens. Runs until killed.
 """
@@ -58,17 +60,22 @@ def serve(raw, mode, context):
             with context.wrap_socket(raw, server_side=True) as secure:
                 echo(secure)
         elif mode == "upgrade":
-            head = b""
-            while b"\r\n\r\n" not in head:
-                chunk = raw.recv(4096)
-                if not chunk:
-                    return
-                head += chunk
-            rest = head.split(b"\r\n\r\n", 1)[1]
-            raw.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-            if rest:
-                raw.sendall(rest)
-            echo(raw)
+            pending = b""
+            while True:
+                while b"\r\n\r\n" not in pending:
+                    chunk = raw.recv(4096)
+                    if not chunk:
+                        return
+                    pending += chunk
+                head, pending = pending.split(b"\r\n\r\n", 1)
+                if b"\nupgrade:" not in head.lower():
+                    raw.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                    continue
+                raw.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nwelcome\n")
+                if pending:
+                    raw.sendall(pending)
+                echo(raw)
+                return
     except (ssl.SSLError, OSError):
         pass
     finally:

@@ -138,6 +138,11 @@ final class CurlLoad: @unchecked Sendable {
         owner.client?.urlProtocol(owner, didLoad: body)
     }
 
+    /// The running attempt's transfer and loop, if an attempt runs.
+    var running: (transfer: CurlTransfer, loop: CurlMultiLoop)? {
+        lock.withLock { state.attempt.map { ($0.transfer, $0.loop) } }
+    }
+
     /// Whether the running attempt passed a response to the client.
     var responseDelivered: Bool {
         lock.withLock { state.attempt?.responseDelivered ?? false }

@@ -1,19 +1,29 @@
 import Foundation
 
-/// A socket that is not libcurl's, served by a session's ``CurlMultiLoop`` (a stream task's
-/// connection): its readiness comes from the same epoll set, on the same thread, so a stream task
-/// costs no thread of its own.
+/// A socket that Courier reads and writes itself, served by a session's ``CurlMultiLoop`` beside
+/// libcurl's own: a WebSocket connection (opened by libcurl with `CURLOPT_CONNECT_ONLY`, then moved
+/// with `curl_easy_send`/`curl_easy_recv`) or a stream task's socket. Its readiness comes from the
+/// same epoll set, on the same thread, so such a connection costs no thread of its own.
 ///
-/// The client's I/O runs only inside ``serviceSocket(on:readable:writable:)``, with the loop's
-/// drive lock held: once for each readiness the loop saw, and once for each ``CurlMultiLoop/service(_:)``
-/// request. There it registers its socket (``CurlMultiLoop/watch(_:readable:writable:for:)``), and
-/// unregisters it (``CurlMultiLoop/unwatch(clientSocket:)``) before closing it.
+/// The one way to use it, from any thread (each is a command the loop applies before it sleeps
+/// again, in the order given):
+/// - ``CurlMultiLoop/watch(_:for:readable:writable:)`` registers the socket (or changes its
+///   interest; with none it leaves the epoll set but stays the client's);
+/// - ``CurlMultiLoop/service(_:)`` asks for a pass with no readiness (new work, or bytes a TLS layer
+///   holds where epoll cannot see them);
+/// - ``CurlMultiLoop/unwatch(_:then:)`` forgets the socket and then runs its closure on the loop
+///   thread, where the socket is closed or handed on: no libcurl socket can take the descriptor's
+///   number while the loop still knows it.
 protocol CurlLoopSocketClient: AnyObject, Sendable {
-    /// Does the client's non-blocking I/O. `readable` and `writable`: what epoll reported (both
-    /// `false` for a requested service). On the thread driving the loop, drive lock held: short,
-    /// non-blocking work only, and no call that may take a lock the client's callers hold.
+    /// Does the client's non-blocking I/O. `readable` and `writable`: what epoll reported (an error
+    /// or hang-up counts as both); both `false` for a requested ``CurlMultiLoop/service(_:)`` pass,
+    /// which may also come after the socket was forgotten (the client then does nothing). On the
+    /// loop thread with its drive lock held: short, non-blocking work only, and no call that may
+    /// take a lock the client's callers hold while they submit commands.
     func serviceSocket(on loop: CurlMultiLoop, readable: Bool, writable: Bool)
 
-    /// The loop stopped (its session was invalidated): the client's socket is no longer served.
+    /// The loop stopped (its session was invalidated) and forgot the socket: the client closes its
+    /// connection. May come more than once (a queued command abandoned, and the table), on whichever
+    /// thread stopped the loop.
     func loopDidStop()
 }

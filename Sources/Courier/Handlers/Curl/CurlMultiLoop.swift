@@ -33,15 +33,17 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         case remove(CurlTransfer)
         case unpause(CurlTransfer)
         case nudge
-        /// Watch a socket Courier reads and writes itself (``CurlSocketWatcher``) for this interest.
-        case watch(Int32, any CurlSocketWatcher, readable: Bool, writable: Bool)
-        /// Forget a watched socket, then run the closure (which may close the socket).
+        /// Watch a socket Courier reads and writes itself for its client (``CurlLoopSocketClient``),
+        /// with this interest (neither: known, but out of the epoll set).
+        case watch(Int32, any CurlLoopSocketClient, readable: Bool, writable: Bool)
+        /// Forget a client's socket, then run the closure (which may close the socket).
         case unwatch(Int32, then: @Sendable () -> Void)
-        /// Tell a watched socket's watcher it may read now (data may wait in a TLS buffer, where
-        /// epoll cannot see it).
-        case poke(Int32)
-        /// Runs a socket client's I/O (``CurlLoopSocketClient``).
+        /// Run a client's service pass (``CurlLoopSocketClient/serviceSocket(on:readable:writable:)``)
+        /// with no readiness: data may wait where epoll cannot see it (a TLS buffer), or the client
+        /// has new work.
         case service(any CurlLoopSocketClient)
+        /// Take a running upgrade transfer's connection away from libcurl (``handOver(_:completion:)``).
+        case handOver(CurlTransfer, @Sendable (Result<HandedOverConnection, URLError>) -> Void)
     }
 
     /// The key under which a session keeps its loop.
@@ -55,7 +57,8 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// that a session's next request, sent as the last one completes, finds it awake.
     static let idleLinger = 250
 
-    private let multi: UnsafeMutableRawPointer
+    /// The multi handle; used with the drive lock held.
+    let multi: UnsafeMutableRawPointer
     private let poller: CurlEventPoller
     /// Held while calling libcurl (see the type's documentation).
     private let driveLock = Lock()
@@ -74,19 +77,17 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// Easy handles of finished http(s) transfers, for the next ones.
     let httpHandles: CurlEasyHandlePool
     /// Transfers added to the multi handle, by easy handle address. Guarded by the drive lock.
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:] {
+    var active: [UnsafeMutableRawPointer: CurlTransfer] = [:] {
         didSet { activeCount.store(active.count, ordering: .relaxed) }
     }
     /// `active.count`, readable without the drive lock: a thread starting a transfer does not even
     /// try the lock while transfers run (a stale value only sends it down the other path).
     private let activeCount = Atomic<Int>(0)
-    /// Sockets Courier reads and writes itself, outside libcurl's multi handle (``CurlSocketWatcher``),
-    /// by descriptor. Guarded by the drive lock.
-    private var watchers: [Int32: any CurlSocketWatcher] = [:]
-    /// Sockets that are not libcurl's, watched for their clients (stream tasks), by descriptor.
+    /// Sockets Courier reads and writes itself, outside libcurl's multi handle (WebSocket
+    /// connections, stream tasks: ``CurlLoopSocketClient``), by descriptor: the one table of who
+    /// serves each such socket. A socket with no interest stays here but leaves the epoll set.
     /// Guarded by the drive lock.
     private var clients: [Int32: any CurlLoopSocketClient] = [:]
-
 
     /// A loop with a new multi handle; `nil` if libcurl or the system cannot make one.
     init?(maximumConnectionsPerHost: Int) {
@@ -128,41 +129,34 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// libcurl may have left waiting for nothing (``CurlFTPDoPhaseNudge``). Callable from a callback.
     func nudge() { submit(.nudge, driveHere: false) }
 
-    /// Watches `socket`, a connection libcurl made but no longer drives (`CURLOPT_CONNECT_ONLY`), for
-    /// `watcher`, with this interest (neither: the socket stays known but is not polled). The loop
-    /// thread calls the watcher when the socket is ready, and keeps running while any is watched.
-    /// Callable from any thread, also from the watcher's own callback (it applies before the loop
-    /// sleeps again).
-    func watch(_ socket: Int32, for watcher: any CurlSocketWatcher, readable: Bool, writable: Bool) {
-        submit(.watch(socket, watcher, readable: readable, writable: writable), driveHere: false)
+    /// Watches `socket` for `client` with this interest, replacing an earlier one: the loop thread
+    /// passes the socket's readiness to the client's
+    /// ``CurlLoopSocketClient/serviceSocket(on:readable:writable:)`` instead of libcurl, and keeps
+    /// running while any client's socket is known. With neither interest the socket stays known but
+    /// leaves the epoll set (a hung-up socket nobody reads does not wake the loop again and again).
+    /// Callable from any thread, with locks held, also from the client's own service (it applies
+    /// before the loop sleeps again).
+    func watch(_ socket: Int32, for client: any CurlLoopSocketClient, readable: Bool, writable: Bool) {
+        submit(.watch(socket, client, readable: readable, writable: writable), driveHere: false)
     }
 
     /// Forgets `socket` and then runs `then` on the loop thread, where it may close the socket:
     /// no libcurl socket can take the descriptor's number before the loop has forgotten it. Once
-    /// the loop has stopped, `then` runs at once.
+    /// the loop has stopped, `then` runs at once. Callable from any thread.
     func unwatch(_ socket: Int32, then: @escaping @Sendable () -> Void) {
         submit(.unwatch(socket, then: then), driveHere: false)
     }
 
-    /// Asks the loop thread to call `socket`'s watcher as readable, whatever epoll says.
-    func poke(_ socket: Int32) { submit(.poke(socket), driveHere: false) }
-
-    /// Runs `client`'s ``CurlLoopSocketClient/serviceSocket(on:readable:writable:)`` on the loop thread
-    /// soon (with the drive lock held). Callable from any thread, with locks held.
+    /// Runs `client`'s service on the loop thread soon (drive lock held), with no readiness
+    /// reported: for new work, or bytes a TLS layer holds where epoll cannot see them. Callable
+    /// from any thread, with locks held.
     func service(_ client: any CurlLoopSocketClient) { submit(.service(client), driveHere: false) }
 
-    /// Watches `socket` for `client`, replacing an earlier interest: its readiness is passed to the
-    /// client instead of libcurl. Only from inside the client's service (drive lock held).
-    func watch(_ socket: Int32, readable: Bool, writable: Bool, for client: any CurlLoopSocketClient) {
-        clients[socket] = client
-        poller.watch(socket, readable: readable, writable: writable)
-    }
-
-    /// Stops watching a client's `socket`; call before closing it. Only from inside the client's
-    /// service (drive lock held).
-    func unwatch(clientSocket socket: Int32) {
-        guard clients.removeValue(forKey: socket) != nil else { return }
-        poller.unwatch(socket)
+    /// Takes `transfer`'s connection away from libcurl on the loop thread, with every byte libcurl
+    /// read past the response's head (``CurlUpgradeSocket``), and removes the transfer; `completion`
+    /// runs there with the socket, or with why it could not be had (the transfer ended first).
+    func handOver(_ transfer: CurlTransfer, completion: @escaping @Sendable (Result<HandedOverConnection, URLError>) -> Void) {
+        submit(.handOver(transfer, completion), driveHere: false)
     }
 
     func shutDown() {
@@ -279,20 +273,20 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             }
         case .nudge:
             break // drive() runs one pass for all the nudges it takes
-        case .watch(let socket, let watcher, let readable, let writable):
-            watchers[socket] = watcher
+        case .watch(let socket, let client, let readable, let writable):
+            clients[socket] = client
             if readable || writable {
                 poller.watch(socket, readable: readable, writable: writable)
             } else {
                 poller.unwatch(socket)
             }
         case .unwatch(let socket, let then):
-            if watchers.removeValue(forKey: socket) != nil { poller.unwatch(socket) }
+            if clients.removeValue(forKey: socket) != nil { poller.unwatch(socket) }
             then()
-        case .poke(let socket):
-            watchers[socket]?.socketIsReady(readable: true, writable: false)
         case .service(let client):
             client.serviceSocket(on: self, readable: false, writable: false)
+        case .handOver(let transfer, let completion):
+            completion(takeConnection(of: transfer))
         }
     }
 
@@ -302,10 +296,12 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             switch command {
             case .add(let transfer): transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             case .remove(let transfer): transfer.release()
-            case .unpause, .nudge, .poke: break
-            case .watch(_, let watcher, _, _): watcher.loopDidStop()
+            case .unpause, .nudge: break
+            case .watch(_, let client, _, _), .service(let client): client.loopDidStop()
             case .unwatch(_, let then): then()
-            case .service(let client): client.loopDidStop()
+            case .handOver(let transfer, let completion):
+                completion(.failure(URLError(.networkConnectionLost, url: transfer.effectiveURL,
+                                             description: "The session was invalidated before the connection could be handed over.")))
             }
         }
     }
@@ -320,13 +316,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             let step: LoopStep = driveLock.withLock {
                 var running: Int32 = 0
                 for event in ready {
-                    if let watcher = watchers[event.socket] {
-                        watcher.socketIsReady(readable: event.mask & (CURL_CSELECT_IN | CURL_CSELECT_ERR) != 0,
-                                              writable: event.mask & (CURL_CSELECT_OUT | CURL_CSELECT_ERR) != 0)
-                    } else if let client = clients[event.socket] {
-                        // Errors and hang-ups count as readable: the client's read finds out.
+                    if let client = clients[event.socket] {
+                        // An error or hang-up counts as both: the client's read or write finds out.
                         client.serviceSocket(on: self, readable: event.mask & (CURL_CSELECT_IN | CURL_CSELECT_ERR) != 0,
-                                             writable: event.mask & CURL_CSELECT_OUT != 0)
+                                             writable: event.mask & (CURL_CSELECT_OUT | CURL_CSELECT_ERR) != 0)
                     } else {
                         _ = curl_multi_socket_action(multi, event.socket, event.mask, &running)
                     }
@@ -334,7 +327,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 guard drive() else { return .stop }
                 var sleep = min(nextTimeoutMilliseconds() ?? Self.longestSleepMilliseconds, Self.longestSleepMilliseconds)
                 let now = monotonicNanoseconds()
-                if active.isEmpty && watchers.isEmpty && clients.isEmpty {
+                if active.isEmpty && clients.isEmpty {
                     if idleSince == 0 { idleSince = now }
                     let idleFor = Int((now &- idleSince) / 1_000_000)
                     sleep = min(sleep, max(0, Self.idleLinger - idleFor))
@@ -344,7 +337,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 return stateLock.withLock {
                     // Commands submitted while the loop was awake did not wake it: look before sleeping.
                     guard commands.isEmpty, !stopping else { return .sleep(0) }
-                    if active.isEmpty, watchers.isEmpty, clients.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
+                    if active.isEmpty, clients.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
                         threadRunning = false
                         return .end
                     }
@@ -385,9 +378,6 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 transfer.finish(result: CURLE_ABORTED_BY_CALLBACK)
             }
             active.removeAll()
-            let stopped = watchers.values
-            watchers.removeAll()
-            for watcher in stopped { watcher.loopDidStop() }
             let stranded = Array(clients.values)
             for socket in clients.keys { poller.unwatch(socket) }
             clients.removeAll()

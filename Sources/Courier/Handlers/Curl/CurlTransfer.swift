@@ -43,6 +43,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's trace of this transfer, when the logger logs at `trace` (libcurl holds it
     /// unretained). Set while the transfer is configured.
     var wireTrace: CurlWireTrace?
+    /// Body bytes taken while the loop hands the connection over (``beginCapture()``), instead of
+    /// going to the delegate; `nil` otherwise. Touched only with the loop's drive lock held, as the
+    /// write callback is.
+    private var captured: Data?
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -208,6 +212,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// What the write callback answers libcurl: the byte count (taken), `CURL_WRITEFUNC_PAUSE`, or 0
     /// (abort) once the transfer was abandoned, also by the delegate while it took these bytes.
     fileprivate func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if captured != nil {
+            captured?.append(contentsOf: bytes)
+            return bytes.count
+        }
         if abandoned.load(ordering: .relaxed) { return 0 }
         let taken = reportee?.transfer(self, didReceive: bytes) ?? true
         if abandoned.load(ordering: .relaxed) { return 0 }
@@ -249,6 +257,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether ``abandon()`` was called: the loop does not add such a transfer (it was stopped
     /// before the loop took it).
     var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
+
+    /// From now on body bytes are kept here, not reported (the loop hands the connection over).
+    /// Drive lock held.
+    func beginCapture() { captured = Data() }
+
+    /// The body bytes kept since ``beginCapture()``; capturing ends. Drive lock held.
+    func endCapture() -> Data {
+        defer { captured = nil }
+        return captured ?? Data()
+    }
 
     /// Stops reporting (the handler stopped).
     func release() {

@@ -103,6 +103,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
             var outgoing = cacheExchange.outgoingRequest(for: request)
             if let bodyStream { outgoing.httpBodyStream = bodyStream }
             let cookie = try HTTPTransferConfiguration.configure(transfer, for: outgoing, environment: environment)
+            if HTTPUpgrade.mayHandOver(outgoing) { CurlUpgradeSocket.prepare(transfer) }
             authentication.apply(to: transfer)
             let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: url)
             let (accepted, files, declined): (TLSServerTrust?, ClientCertificateFiles?, Bool) = lock.withLock {
@@ -129,6 +130,12 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
 
     override func resumeProducing() {
         load.resumeProducing()
+    }
+
+    /// `.becomeStream`: an upgraded `http:` connection goes to a stream task (``HTTPUpgrade``).
+    override func handOverConnection(after response: URLResponse,
+                                     completion: @escaping @Sendable (Result<HandedOverConnection, URLError>) -> Void) {
+        handOverUpgradedConnection(after: response, completion: completion)
     }
 
     // MARK: CurlTransferDelegate (loop thread)

@@ -4,7 +4,7 @@ import Foundation
 /// One WebSocket connection's socket, after libcurl opened it (`CURLOPT_CONNECT_ONLY`: proxy
 /// tunnel and TLS done, see ``WebSocketConnector``): bytes go out with `curl_easy_send` and come in
 /// with `curl_easy_recv`, non-blocking, driven by the socket's readiness on the session's libcurl
-/// loop thread (``CurlSocketWatcher``). No thread is made per connection.
+/// loop thread (``CurlLoopSocketClient``). No thread is made per connection.
 ///
 /// - Writes are queued in order; a write that the socket takes only in part keeps its rest at the
 ///   head of the queue until the socket is writable again. Each write's `written` closure runs once
@@ -19,7 +19,7 @@ import Foundation
 /// `lock` guards the easy handle and all state: libcurl's connection (an OpenSSL stream for wss)
 /// is used by one thread at a time. The delegate is called after the lock is released. Lock order:
 /// this lock, then ``CurlMultiLoop``'s state lock (a leaf).
-final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
+final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
     /// How long ``close()`` waits for queued writes before it closes anyway.
     static let closeLinger: TimeInterval = 2
     /// The most bytes read in one pass before the loop gets to its other sockets.
@@ -142,15 +142,17 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
             updateInterestLocked()
             return enabled && phase != .closed
         }
-        if poke { loop.poke(socket) }
+        if poke { loop.service(self) }
     }
 
     /// Whether the transport reads (``setReading(_:)``).
     var isReading: Bool { lock.withLock { reading } }
 
-    // MARK: CurlSocketWatcher (loop thread)
+    // MARK: CurlLoopSocketClient (loop thread)
 
-    func socketIsReady(readable: Bool, writable: Bool) {
+    /// Flushes queued writes when writable, reads when readable; a requested pass (neither) reads
+    /// what a TLS layer may hold.
+    func serviceSocket(on loop: CurlMultiLoop, readable: Bool, writable: Bool) {
         if writable {
             let finished = lock.withLock {
                 let done = flushLocked()
@@ -160,7 +162,7 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
             }
             for (callback, error) in finished { callback(error) }
         }
-        if readable { readAvailable() }
+        if readable || !writable { readAvailable() }
     }
 
     func loopDidStop() {
@@ -207,7 +209,7 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
             }
         }
         // More may wait; let the loop serve its other sockets first.
-        loop.poke(socket)
+        loop.service(self)
     }
 
     /// The peer closed the connection or it failed: report it once and close.
