@@ -5,14 +5,14 @@ import Foundation
 extension URLSession {
     func dataTask(_ request: URLRequest, _ completion: TaskCompletion) -> URLSessionDataTask {
         register { identifier, refusal in
-            URLSessionDataTask(session: self, identifier: identifier, request: request, completion: completion,
+            URLSessionDataTask(context: taskContext, identifier: identifier, request: request, completion: completion,
                                creationFailure: refusal)
         }
     }
 
     func uploadTask(_ request: URLRequest, _ body: UploadBody, _ completion: TaskCompletion) -> URLSessionUploadTask {
         register { identifier, refusal in
-            URLSessionUploadTask(session: self, identifier: identifier, request: request, completion: completion,
+            URLSessionUploadTask(context: taskContext, identifier: identifier, request: request, completion: completion,
                                  uploadBody: body, creationFailure: refusal)
         }
     }
@@ -20,7 +20,7 @@ extension URLSession {
     func downloadTask(_ request: URLRequest?, _ completion: TaskCompletion,
                       resume: Result<DownloadResumeData, URLError>? = nil) -> URLSessionDownloadTask {
         register { identifier, refusal in
-            URLSessionDownloadTask(session: self, identifier: identifier, request: request, completion: completion,
+            URLSessionDownloadTask(context: taskContext, identifier: identifier, request: request, completion: completion,
                                    resumeSource: resume, creationFailure: refusal)
         }
     }
@@ -30,9 +30,10 @@ extension URLSession {
         return resume.request
     }
 
-    /// A registered download task, already resumed, that takes over a data task's load
-    /// (`.becomeDownload`).
-    func makeSuccessorDownloadTask(for request: URLRequest?) -> URLSessionDownloadTask {
-        downloadTask(request, .delegate)
+    /// What a new task is handed: everything it needs of this session, so it never asks the
+    /// session again (see ``TaskSessionContext``).
+    var taskContext: TaskSessionContext {
+        TaskSessionContext(session: self, owner: self, delegateQueue: delegateQueue, drains: drains, settings: settings,
+                           resolver: resolver, cache: cache, environment: environment)
     }
 }

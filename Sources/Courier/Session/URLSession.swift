@@ -7,9 +7,6 @@ import Foundation
 /// handlers for one session run one at a time on its ``delegateQueue``. The session keeps a strong
 /// reference to its delegate until it is invalidated.
 open class URLSession: NSObject, @unchecked Sendable {
-    /// The most redirects a task follows before failing with `httpTooManyRedirects`.
-    static let maximumRedirects = 16
-
     private let storedConfiguration: URLSessionConfiguration
     private let storedDelegateQueue: OperationQueue
     /// How requests find their handler.
@@ -112,8 +109,7 @@ open class URLSession: NSObject, @unchecked Sendable {
                                          cookieAcceptPolicy: copy.httpCookieAcceptPolicy,
                                          credentialStorage: copy.urlCredentialStorage,
                                          maximumConnectionsPerHost: copy.httpMaximumConnectionsPerHost,
-                                         proxyDictionary: copy.connectionProxyDictionary,
-                                         requestTimeout: copy.timeoutIntervalForRequest)
+                                         proxyDictionary: copy.connectionProxyDictionary)
             environment.waitsForConnectivity = copy.waitsForConnectivity
             environment.sshKnownHostsURL = copy.sshKnownHostsURL
             environment.sshStrictHostKeyChecking = copy.sshStrictHostKeyChecking
@@ -258,7 +254,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     /// Sends `didBecomeInvalidWithError` once, then drops the delegate.
-    private func completeInvalidation() {
+    func completeInvalidation() {
         let delegate: (any URLSessionDelegate)?? = lock.withLock {
             guard !registry.invalidated else { return .none }
             registry.invalidated = true
@@ -285,23 +281,6 @@ open class URLSession: NSObject, @unchecked Sendable {
             if refusal == nil { registry.tasks[task.identifier] = task }
             return task
         }
-    }
-
-    /// A task started a handler: watch it for timeouts.
-    func taskDidStartLoading(_ task: URLSessionTask) {
-        timeoutMonitor.start()
-    }
-
-    /// A task's completion is queued.
-    func taskWillComplete(_ task: URLSessionTask) {}
-
-    /// A task delivered its completion: forget it, and finish invalidating when it was the last.
-    func taskDidComplete(_ task: URLSessionTask) {
-        let finished: Bool = lock.withLock {
-            registry.tasks.removeValue(forKey: task.identifier)
-            return registry.invalidating && registry.tasks.isEmpty
-        }
-        if finished { completeInvalidation() }
     }
 
     /// The tasks the session still tracks: a task is forgotten just after its completion is delivered.

@@ -43,7 +43,6 @@ extension URLSessionTask {
         case .finished(let stop, let schedule):
             stop?.stop()
             if schedule { scheduleDrain() }
-            session?.taskWillComplete(self)
         }
     }
 
@@ -131,7 +130,7 @@ extension URLSessionTask {
             }
         }
         lock.withLock { core.delegate = nil }
-        session.taskDidComplete(self)
+        context?.owner.taskDidComplete(self)
     }
 
     /// The closed download file, created empty when the body was empty.

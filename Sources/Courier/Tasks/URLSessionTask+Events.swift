@@ -212,7 +212,8 @@ extension URLSessionTask {
     }
 
     func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int) {
-        guard let session else { return }
+        guard let context else { return }
+        let session = context.session
         switch lock.withLock({ core.machine.route(generation) }) {
         case .stale: return
         case .forward(let successor): return successor.handleChallenge(challenge, generation: generation)
@@ -235,7 +236,7 @@ extension URLSessionTask {
             }
             // A session delegate that adopts only `URLSessionDelegate` still hears session-wide challenges.
             let sessionWide = URLSession.isSessionWideAuthenticationMethod(challenge.protectionSpace.authenticationMethod)
-            let shared = session.delegate
+            let shared = context.owner.delegate
             let sharedTaskLevel = shared as? URLSessionTaskDelegate
             let fallsThrough = sharedTaskLevel != nil || (sessionWide && shared != nil)
             if sendToOwnDelegate(.challenge, as: (any URLSessionTaskDelegate).self, fallsThrough: fallsThrough, {

@@ -4,7 +4,7 @@ import Foundation
 extension URLSessionTask {
     func resumeTask() {
         // A task made with `init()` belongs to no session: resuming it does nothing.
-        guard session != nil else { return }
+        guard context != nil else { return }
         let (action, schedule): (Machine.ResumeAction, Bool) = lock.withLock {
             let action = core.machine.resume()
             switch action {
@@ -52,14 +52,13 @@ extension URLSessionTask {
         }
         guard case .cancel(let stop) = action else {
             // Already cancelled or completed: resume data is still owed to the caller.
-            if let resumeHandler, let queue = session?.delegateQueue {
+            if let resumeHandler, let queue = context?.delegateQueue {
                 queue.addOperation { resumeHandler.value(nil) }
             }
             return
         }
         stop?.stop()
         if schedule { scheduleDrain() }
-        session?.taskWillComplete(self)
     }
 }
 

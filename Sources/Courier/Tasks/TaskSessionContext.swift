@@ -1,0 +1,35 @@
+import Foundation
+
+/// Everything a task needs from the session that made it, handed over when the task is created:
+/// the configuration's settings, how requests find their handler, the cache, what handlers are
+/// made with, where delegate calls run, and whom to tell about the task's life.
+///
+/// A task never reaches up into `URLSession` for these: it prepares requests, computes timeouts and
+/// builds each handler's ``HandlerConfiguration`` from this value. The session appears here twice,
+/// in two roles the task layer defines: as ``session``, the argument Apple's delegate methods take
+/// (never called), and as ``owner``, the ``TaskOwner`` the task notifies.
+struct TaskSessionContext: Sendable {
+    /// The session to name in delegate calls (`urlSession(_:task:…)`); the task calls nothing on it.
+    let session: URLSession
+    /// The task's owner: the session's current delegate, and the notifications of the task's life.
+    let owner: any TaskOwner
+    /// The session's delegate queue: every delegate call and completion handler runs there.
+    let delegateQueue: OperationQueue
+    /// Puts the task's drains on ``delegateQueue`` (batched with other tasks' on a serial queue).
+    let drains: TaskDrainScheduler
+    /// The configuration's settings a task reads (headers, cache policy, timeouts).
+    let settings: SessionSettings
+    /// How requests find their handler, and what each scheme's handler can do.
+    let resolver: ProtocolResolver
+    /// The configuration's `urlCache`: the task layer alone looks responses up and stores them.
+    let cache: URLCache?
+    /// What built-in handlers are made with: the session's stores, settings and resources.
+    let environment: HandlerEnvironment
+
+    /// The configuration a handler instance for `request` is made with, `cachedResponse` being the
+    /// response the task looked up for it (its storage date starts the response's age).
+    func handlerConfiguration(for request: URLRequest, cachedResponse: CachedURLResponse?) -> HandlerConfiguration {
+        settings.handlerConfiguration(for: request, environment: environment,
+                                      cachedResponseStoredAt: cachedResponse.flatMap { cache?.storageDate(of: $0, for: request) })
+    }
+}
