@@ -12,7 +12,7 @@ extension URLSessionTask {
             let held = core.machine.allow()
             let steps = held.compactMap { chunk in makeDataStep(chunk).map { (bytes: chunk.count, run: $0) } }
             let schedule = core.events.insertNext(steps, paused: core.machine.isDeliveryPaused)
-            return (schedule, core.machine.drained(pendingBytes: core.events.pendingBytes))
+            return (schedule, core.machine.drained(pendingBytes: core.waitingBodyBytes))
         }
         wake?.resumeProducing()
         if schedule { scheduleDrain() }

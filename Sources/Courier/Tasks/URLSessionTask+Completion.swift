@@ -55,9 +55,11 @@ extension URLSessionTask {
         return URLError(urlError.code, userInfo: info)
     }
 
-    /// Resume data for the partial download, or nil (the partial file is then not kept).
+    /// Resume data for the partial download, or nil (the partial file is then not kept). It counts
+    /// what reached the file, so the queued writes are waited for first: call with no lock held.
     func makeResumeData() -> Data? {
-        lock.withLock {
+        lock.withLock { core.downloadFile }?.waitForWrites()
+        return lock.withLock {
             guard bodyDestination == .file, core.handlerCanResume, let file = core.downloadFile, file.bytesWritten > 0,
                   let url = core.currentRequest?.url, let original = initialRequest?.url else {
                 return nil
@@ -75,9 +77,14 @@ extension URLSessionTask {
     }
 
     /// The final step, on the delegate queue: completion handler or delegate, then the session is
-    /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries.
-    func deliverCompletion(error: (any Error)?, keepFile: Bool) {
+    /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries. A
+    /// download's queued writes are finished first; one that failed after the load ended fails the
+    /// task (`cannotWriteToFile`) instead of handing over a short file.
+    func deliverCompletion(error reported: (any Error)?, keepFile: Bool) {
         guard let session else { return }
+        let pendingFile = lock.withLock { core.downloadFile }
+        pendingFile?.waitForWrites()
+        let error = reported ?? pendingFile?.writeFailure
         let (file, body, response, progress, received) = lock.withLock {
             core.error = error
             let file = core.downloadFile

@@ -65,7 +65,7 @@ extension URLSessionTask {
                 case .none:
                     return .none
                 case .immediate(let run, let bytes):
-                    let wake = bytes > 0 ? core.machine.drained(pendingBytes: core.events.pendingBytes) : nil
+                    let wake = bytes > 0 ? core.machine.drained(pendingBytes: core.waitingBodyBytes) : nil
                     return .run(run, wake: wake)
                 case .awaiting(let step, let ticket):
                     return .await(step, ticket: ticket)

@@ -34,7 +34,7 @@ extension URLSessionTask {
             core.lastActivity = monotonicNanoseconds()
             core.metrics.responseReceived(response)
             beginCacheCopyLocked(for: response, policy: storagePolicy)
-            if bodyDestination == .file, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
+            if bodyDestination == .file, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesAccepted > 0 {
                 // The handler did not resume: start the file over rather than splice two versions.
                 file.truncate()
                 core.bytesReceived = 0
@@ -122,6 +122,7 @@ extension URLSessionTask {
             let route: Route
             switch bodyDestination {
             case .file:
+                core.bytesBeingWritten += data.count
                 route = .write(core.downloadFile, core.currentRequest?.url)
             case .memory:
                 core.body.append(data)
@@ -142,7 +143,37 @@ extension URLSessionTask {
         case .forward(let successor):
             successor.handleData(data, generation: generation)
         case .write(let file, let url):
-            writeBody(data, to: file, url: url, generation: generation)
+            writeBodyLater(data, to: file, url: url, generation: generation)
+        }
+    }
+
+    /// Hands a chunk to the download file's writer queue, so this thread (a handler's event loop)
+    /// goes back to receiving while the disk write runs; ``TaskCore/bytesBeingWritten`` (counted
+    /// by the caller) holds back-pressure until it is written. Once written, the bytes are reported
+    /// with `didWriteData`, throttled, and a handler waiting for them is woken; a failed write
+    /// fails the task.
+    private func writeBodyLater(_ data: Data, to known: DownloadFile?, url: URL?, generation: Int?) {
+        let file: DownloadFile
+        do {
+            file = try known ?? ensureDownloadFile()
+        } catch {
+            complete(error: error, generation: generation)
+            return
+        }
+        let count = data.count
+        let reports = completion.usesDelegate
+        file.append(data, for: url) { [self] failure in
+            let (wake, report): (ActiveLoad?, WriteReportThrottle.Decision) = lock.withLock {
+                core.bytesBeingWritten -= count
+                let report = failure == nil && reports ? core.writeReports.wrote(Int64(count), now: monotonicNanoseconds()) : .none
+                return (core.machine.drained(pendingBytes: core.waitingBodyBytes), report)
+            }
+            wake?.resumeProducing()
+            if let failure {
+                complete(error: failure, generation: generation)
+            } else {
+                scheduleWriteReport(report)
+            }
         }
     }
 
@@ -158,7 +189,12 @@ extension URLSessionTask {
             return false
         }
         guard completion.usesDelegate else { return true }
-        let report = lock.withLock { core.writeReports.wrote(Int64(data.count), now: monotonicNanoseconds()) }
+        scheduleWriteReport(lock.withLock { core.writeReports.wrote(Int64(data.count), now: monotonicNanoseconds()) })
+        return true
+    }
+
+    /// Queues the `didWriteData` a write's `report` asks for: now, or after the throttle's interval.
+    private func scheduleWriteReport(_ report: WriteReportThrottle.Decision) {
         switch report {
         case .none:
             break
@@ -169,7 +205,6 @@ extension URLSessionTask {
             let interval = DispatchTimeInterval.nanoseconds(Int(WriteReportThrottle.reportInterval))
             DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [self] in flushDeferredWriteReport() }
         }
-        return true
     }
 
     /// The deferred `didWriteData` for bytes a throttled report left behind.
@@ -195,7 +230,7 @@ extension URLSessionTask {
     func handleResumed(atOffset offset: Int64, expectedTotalBytes: Int64, generation: Int) {
         let accepted: Bool = lock.withLock {
             guard isCurrentLocked(generation), bodyDestination == .file,
-                  let file = core.downloadFile, file.bytesWritten == offset else { return false }
+                  let file = core.downloadFile, file.bytesAccepted == offset else { return false }
             core.resumedAtOffset = offset
             core.bytesReceived = offset
             core.writeReports.restart(at: offset)
@@ -258,7 +293,7 @@ extension URLSessionTask {
     /// be woken (by the drain, or by `resume()`).
     func canAcceptMoreData(generation: Int) -> Bool {
         let answer: Machine.FlowAnswer = lock.withLock {
-            core.machine.canAcceptMoreData(generation: generation, pendingBytes: core.events.pendingBytes)
+            core.machine.canAcceptMoreData(generation: generation, pendingBytes: core.waitingBodyBytes)
         }
         switch answer {
         case .accept: return true
