@@ -271,13 +271,15 @@ open class URLSession: NSObject, @unchecked Sendable {
     // MARK: - Tasks bookkeeping
 
     /// Registers a new task, or returns why it may not run.
-    func register<Task: URLSessionTask>(_ make: (Int, URLError?) -> Task) -> Task {
-        lock.withLock {
+    func register<Task: URLSessionTask>(_ make: (Int, URLError?, TaskSessionContext) -> Task) -> Task {
+        // Read outside the lock: a subclass may override it with code that takes the lock.
+        let queue = delegateQueue
+        return lock.withLock {
             registry.lastIdentifier += 1
             let refusal = registry.invalidating
                 ? URLError(.unknown, url: nil, description: "The session was invalidated; it cannot run new tasks.")
                 : nil
-            let task = make(registry.lastIdentifier, refusal)
+            let task = make(registry.lastIdentifier, refusal, sharedTaskContextLocked(delegateQueue: queue))
             if refusal == nil { registry.tasks[task.identifier] = task }
             return task
         }
@@ -358,4 +360,6 @@ struct SessionTaskRegistry {
     var lastIdentifier = 0
     var invalidating = false
     var invalidated = false
+    /// What every task of the session is handed (made with the first task).
+    var taskContext: TaskSessionContext?
 }

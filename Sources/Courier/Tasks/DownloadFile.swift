@@ -10,7 +10,7 @@ import Musl
 /// Created in the temporary directory with a unique name, readable only by its owner. Chunks are
 /// written by the file's own serial writer queue (`courier.download`), in the order they were
 /// handed over, so the thread that receives them (a handler's event loop) never waits for the disk;
-/// the task bounds what is queued through back-pressure (see `TaskCore.bytesBeingWritten`), so
+/// the task bounds what is queued through back-pressure (``bytesQueued``), so
 /// memory stays flat for any size. The file is handed to the delegate or completion handler when the
 /// task finishes (after ``waitForWrites()``) and removed afterwards unless it was moved, or kept for
 /// resume data when the download is cancelled for resuming.
@@ -39,6 +39,9 @@ final class DownloadFile: @unchecked Sendable {
 
     /// The bytes handed over so far, written or queued: what the file will hold.
     var bytesAccepted: Int64 { lock.withLock { accepted } }
+
+    /// The bytes handed over and not yet written: what the task's back-pressure counts.
+    var bytesQueued: Int { lock.withLock { Int(max(0, accepted - written)) } }
 
     /// The error of the first write that failed, if one did.
     var writeFailure: URLError? { lock.withLock { failure } }

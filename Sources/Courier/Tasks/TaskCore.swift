@@ -102,9 +102,6 @@ struct TaskCore {
     var bodyLimit: Int64?
     /// The file, for a download task.
     var downloadFile: DownloadFile?
-    /// Body bytes handed to the download file's writer and not yet written: they count against
-    /// back-pressure like bytes waiting for the delegate (``waitingBodyBytes``).
-    var bytesBeingWritten = 0
     /// When the next `didWriteData` goes out, and the total reported so far.
     var writeReports = WriteReportThrottle()
     /// The idle timeout (`timeoutIntervalForRequest`) in nanoseconds; 0 for none.
@@ -134,8 +131,9 @@ struct TaskCore {
     var cacheBodyLimit = 0
 
     /// Body bytes received and not yet consumed: queued for the delegate, or for the download
-    /// file's writer. What back-pressure weighs (``TaskStateMachine/canAcceptMoreData(generation:pendingBytes:)``).
-    var waitingBodyBytes: Int { events.pendingBytes + bytesBeingWritten }
+    /// file's writer (``DownloadFile/bytesQueued``, the file's count, under its leaf lock). What
+    /// back-pressure weighs (``TaskStateMachine/canAcceptMoreData(generation:pendingBytes:)``).
+    var waitingBodyBytes: Int { events.pendingBytes + (downloadFile?.bytesQueued ?? 0) }
 }
 
 /// Monotonic time in nanoseconds.

@@ -5,14 +5,16 @@ import Foundation
 /// made with, where delegate calls run, and whom to tell about the task's life.
 ///
 /// A task never reaches up into `URLSession` for these: it prepares requests, computes timeouts and
-/// builds each handler's ``HandlerConfiguration`` from this value. The session appears here twice,
-/// in two roles the task layer defines: as ``session``, the argument Apple's delegate methods take
-/// (never called), and as ``owner``, the ``TaskOwner`` the task notifies.
-struct TaskSessionContext: Sendable {
-    /// The session to name in delegate calls (`urlSession(_:task:…)`); the task calls nothing on it.
-    let session: URLSession
+/// builds each handler's ``HandlerConfiguration`` from this value. One context serves all the tasks
+/// of a session (made with its first task), so a task pays one reference for it. The session is
+/// here only as ``owner``, the ``TaskOwner`` the task notifies; the task also keeps its session
+/// strongly, as the argument Apple's delegate methods take (`URLSessionTask.session`), and that
+/// reference keeps the owner alive while any of its tasks lives.
+final class TaskSessionContext: Sendable {
     /// The task's owner: the session's current delegate, and the notifications of the task's life.
-    let owner: any TaskOwner
+    /// Unowned, because the session holds its context (a strong reference would keep the session
+    /// alive forever); every task holding the context also holds the session.
+    unowned let owner: any TaskOwner
     /// The session's delegate queue: every delegate call and completion handler runs there.
     let delegateQueue: OperationQueue
     /// Puts the task's drains on ``delegateQueue`` (batched with other tasks' on a serial queue).
@@ -25,6 +27,17 @@ struct TaskSessionContext: Sendable {
     let cache: URLCache?
     /// What built-in handlers are made with: the session's stores, settings and resources.
     let environment: HandlerEnvironment
+
+    init(owner: any TaskOwner, delegateQueue: OperationQueue, drains: TaskDrainScheduler, settings: SessionSettings,
+         resolver: ProtocolResolver, cache: URLCache?, environment: HandlerEnvironment) {
+        self.owner = owner
+        self.delegateQueue = delegateQueue
+        self.drains = drains
+        self.settings = settings
+        self.resolver = resolver
+        self.cache = cache
+        self.environment = environment
+    }
 
     /// The configuration a handler instance for `request` is made with, `cachedResponse` being the
     /// response the task looked up for it (its storage date starts the response's age).

@@ -24,7 +24,7 @@ extension URLSessionTask {
     /// (the one retargeting mechanism), and the data task ends without a completion of its own, as
     /// Apple documents.
     func becomeDownload(after response: URLResponse) {
-        guard let context, let dataTask = self as? URLSessionDataTask else { return }
+        guard let session, let context, let dataTask = self as? URLSessionDataTask else { return }
         let successor = context.owner.makeSuccessorDownloadTask(for: initialRequest)
         enum Outcome { case refused, handedOver(ended: (any Error)??, successorSchedule: Bool, ownSchedule: Bool) }
         let outcome: Outcome = lock.withLock {
@@ -46,7 +46,7 @@ extension URLSessionTask {
         }
         if ended == nil { context.owner.taskDidStartLoading(successor) }
         sendToDelegate(.becameDownload, as: (any URLSessionDataDelegate).self) {
-            $0.urlSession(context.session, dataTask: dataTask, didBecome: successor)
+            $0.urlSession(session, dataTask: dataTask, didBecome: successor)
         }
         lock.withLock { core.delegate = nil }
         if successorSchedule { successor.scheduleDrain() }

@@ -122,7 +122,6 @@ extension URLSessionTask {
             let route: Route
             switch bodyDestination {
             case .file:
-                core.bytesBeingWritten += data.count
                 route = .write(core.downloadFile, core.currentRequest?.url)
             case .memory:
                 core.body.append(data)
@@ -148,8 +147,8 @@ extension URLSessionTask {
     }
 
     /// Hands a chunk to the download file's writer queue, so this thread (a handler's event loop)
-    /// goes back to receiving while the disk write runs; ``TaskCore/bytesBeingWritten`` (counted
-    /// by the caller) holds back-pressure until it is written. Once written, the bytes are reported
+    /// goes back to receiving while the disk write runs; the chunk counts against back-pressure
+    /// until it is written (``TaskCore/waitingBodyBytes``). Once written, the bytes are reported
     /// with `didWriteData`, throttled, and a handler waiting for them is woken; a failed write
     /// fails the task.
     private func writeBodyLater(_ data: Data, to known: DownloadFile?, url: URL?, generation: Int?) {
@@ -164,7 +163,6 @@ extension URLSessionTask {
         let reports = completion.usesDelegate
         file.append(data, for: url) { [self] failure in
             let (wake, report): (ActiveLoad?, WriteReportThrottle.Decision) = lock.withLock {
-                core.bytesBeingWritten -= count
                 let report = failure == nil && reports ? core.writeReports.wrote(Int64(count), now: monotonicNanoseconds()) : .none
                 return (core.machine.drained(pendingBytes: core.waitingBodyBytes), report)
             }
@@ -247,8 +245,7 @@ extension URLSessionTask {
     }
 
     func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int) {
-        guard let context else { return }
-        let session = context.session
+        guard let session, let context else { return }
         switch lock.withLock({ core.machine.route(generation) }) {
         case .stale: return
         case .forward(let successor): return successor.handleChallenge(challenge, generation: generation)

@@ -7,6 +7,10 @@ import Foundation
 /// its completion handler or to its delegate on the session's delegate queue, ending with exactly one
 /// completion, after which nothing more arrives. All methods are safe to call from any thread.
 open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
+    /// The session that created the task, the argument of its delegate calls (the task calls
+    /// nothing on it: it reaches its session only through ``context``); `nil` for a task created
+    /// with `init()`.
+    let session: URLSession?
     /// What the task needs from the session that created it, fixed at creation; `nil` for a task
     /// created with `init()`.
     let context: TaskSessionContext?
@@ -29,6 +33,7 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
     /// Creates a task that belongs to no session; resuming it does nothing. Sessions create real
     /// tasks.
     public override init() {
+        session = nil
         context = nil
         identifier = 0
         initialRequest = nil
@@ -40,9 +45,10 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
-    init(context: TaskSessionContext, identifier: Int, request: URLRequest?,
+    init(session: URLSession, context: TaskSessionContext, identifier: Int, request: URLRequest?,
          completion: TaskCompletion, uploadBody: UploadBody = .none,
          resumeSource: Result<DownloadResumeData, URLError>? = nil, creationFailure: URLError? = nil) {
+        self.session = session
         self.context = context
         self.identifier = identifier
         self.initialRequest = request
@@ -62,10 +68,6 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         if let length = uploadBody.knownLength { core.bytesExpectedToSend = length }
         core.bodyLimit = context.environment.responseBodyLimit.limit(collectsInMemory: bodyDestination == .memory)
     }
-
-    /// The session that created the task, the argument of its delegate calls; `nil` for a task
-    /// created with `init()`.
-    var session: URLSession? { context?.session }
 
     /// A task is its own copy: copying returns the same object, as Apple documents.
     open override func copy() -> Any { self }
