@@ -9,6 +9,8 @@
 # listing 3,000 URLs of 1k.bin each with `output = "/dev/null"` (Documentation/Performance.md,
 # "Engine redesign: before and after"). Only 127.0.0.1. HTTP_PORT and HTTPS_PORT move nginx's ports
 # (another nginx on the machine may hold the defaults); the config files must name the same ones.
+# nginx must answer with `Cache-Control: no-store` (as Benchmarks/run.sh's does): otherwise Courier's
+# URLCache serves most repeated GETs of one URL from memory and the GET rates mean nothing.
 # PARTS picks measurements (default "data get download"; "sftp" is measured by sftp-interleave.sh).
 set -u
 : "${BEFORE:?the old bench binaries' directory}" "${AFTER:?the new bench binaries' directory}"
@@ -41,9 +43,12 @@ for rep in $(seq 1 $REPS); do
   done
   fi
   if has download; then
-  b=$($BEFORE/bench-courier http-download --url "http://127.0.0.1:$HTTP_PORT/big.bin?r=b$rep" --size 536870912 --file $WORK/out.bin | val http_download_mbps); rm -f $WORK/out.bin
-  a=$($AFTER/bench-courier http-download --url "http://127.0.0.1:$HTTP_PORT/big.bin?r=a$rep" --size 536870912 --file $WORK/out.bin | val http_download_mbps); rm -f $WORK/out.bin
-  c=$(secs curl -s -o $WORK/out.bin "http://127.0.0.1:$HTTP_PORT/big.bin?r=c$rep"); rm -f $WORK/out.bin
+  # Odd repetitions run the old build first, even ones the new, and every run starts after `sync`:
+  # no client always inherits another's disk writeback.
+  dl() { $1/bench-courier http-download --url "http://127.0.0.1:$HTTP_PORT/big.bin?r=$2$rep" --size 536870912 --file $WORK/out.bin | val http_download_mbps; rm -f $WORK/out.bin; sync; }
+  sync
+  if [ $((rep % 2)) -eq 1 ]; then b=$(dl $BEFORE b); a=$(dl $AFTER a); else a=$(dl $AFTER a); b=$(dl $BEFORE b); fi
+  c=$(secs curl -s -o $WORK/out.bin "http://127.0.0.1:$HTTP_PORT/big.bin?r=c$rep"); rm -f $WORK/out.bin; sync
   echo "rep $rep download before=$b after=$a curl_mbps=$(echo "536.870912 / $c" | bc -l)"
   fi
 done

@@ -30,14 +30,21 @@ courier() { # courier BIN: MB/s of one download task
     env -u SSH_AUTH_SOCK HOME="$SFTPD/home" "$1/bench-courier" http-download --url "$url" --size "$SFTP_BYTES" --file "$out" \
         | grep '^RESULT http_download_mbps ' | awk '{print $3}'
     rm -f "$out"
+    sync
 }
 for rep in $(seq 1 "$REPS"); do
     echo "rep $rep load $(cut -d' ' -f1-3 /proc/loadavg)"
-    b=$(courier "$BEFORE")
-    a=$(courier "$AFTER")
+    # Odd repetitions run the old build first, even ones the new: neither always inherits the
+    # other's disk writeback. Every run starts after `sync`.
+    if [ $((rep % 2)) -eq 1 ]; then
+        b=$(courier "$BEFORE"); a=$(courier "$AFTER")
+    else
+        a=$(courier "$AFTER"); b=$(courier "$BEFORE")
+    fi
     s=$(secs sftp -q -F /dev/null -P "$SFTP_PORT" -i "$SFTP_KEY" -o IdentitiesOnly=yes -o IdentityAgent=none \
         -o UserKnownHostsFile="$SFTP_KNOWN" -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes \
         -o BatchMode=yes -b <(printf 'get %s %s\n' "$SFTPD/root/big.bin" "$out") "$SFTP_USER@127.0.0.1")
     rm -f "$out"
+    sync
     echo "rep $rep sftp before=$b after=$a openssh_mbps=$(echo "$SFTP_BYTES / $s / 1000000" | bc -l)"
 done
