@@ -104,7 +104,7 @@ extension URLSessionTask {
     /// decides and hands back the file to write it to (a download).
     func handleData(_ data: Data, generation: Int?) {
         let step = bodyDestination == .delegate ? makeDataStep(data) : nil
-        enum Route { case none, write(DownloadFile?, URL?), delivered(schedule: Bool), forward(URLSessionDownloadTask), overLimit(Int64, URL?) }
+        enum Route { case none, write(DownloadFile?, URL?, queued: Bool), delivered(schedule: Bool), forward(URLSessionDownloadTask), overLimit(Int64, URL?) }
         let (route, progress, received): (Route, Progress?, Int64) = lock.withLock {
             switch core.machine.route(generation) {
             case .stale: return (.none, nil, 0)
@@ -122,7 +122,10 @@ extension URLSessionTask {
             let route: Route
             switch bodyDestination {
             case .file:
-                route = .write(core.downloadFile, core.currentRequest?.url)
+                // Only a handler that asks `canAcceptMoreData` is held back by what waits for the
+                // writer; any other is held back by writing on its own thread, as it always was.
+                let queued = core.machine.currentLoad?.handler.capabilities.contains(.flowControl) ?? false
+                route = .write(core.downloadFile, core.currentRequest?.url, queued: queued)
             case .memory:
                 core.body.append(data)
                 route = .none
@@ -141,14 +144,18 @@ extension URLSessionTask {
             complete(error: ResponseBodyLimit.exceeded(limit, url: url), generation: generation)
         case .forward(let successor):
             successor.handleData(data, generation: generation)
-        case .write(let file, let url):
-            writeBodyLater(data, to: file, url: url, generation: generation)
+        case .write(let file, let url, let queued):
+            if queued {
+                writeBodyLater(data, to: file, url: url, generation: generation)
+            } else {
+                writeBody(data, to: file, url: url, generation: generation)
+            }
         }
     }
 
-    /// Hands a chunk to the download file's writer queue, so this thread (a handler's event loop)
-    /// goes back to receiving while the disk write runs; the chunk counts against back-pressure
-    /// until it is written (``TaskCore/waitingBodyBytes``). Once written, the bytes are reported
+    /// Hands a chunk to the download file's writer queue, so this thread (a flow-controlled
+    /// handler's event loop) goes back to receiving while the disk write runs; the chunk counts
+    /// against back-pressure until it is written (``TaskCore/waitingBodyBytes``). Once written, the bytes are reported
     /// with `didWriteData`, throttled, and a handler waiting for them is woken; a failed write
     /// fails the task.
     private func writeBodyLater(_ data: Data, to known: DownloadFile?, url: URL?, generation: Int?) {
