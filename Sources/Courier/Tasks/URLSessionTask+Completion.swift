@@ -79,8 +79,11 @@ extension URLSessionTask {
     /// The final step, on the delegate queue: completion handler or delegate, then the session is
     /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries. A
     /// download's queued writes are finished first; one that failed after the load ended fails the
-    /// task (`cannotWriteToFile`) instead of handing over a short file.
-    func deliverCompletion(error reported: (any Error)?, keepFile: Bool) {
+    /// task (`cannotWriteToFile`) instead of handing over a short file. `reportsWrites`: bytes the
+    /// writer finished after the load ended still get their `didWriteData` first, as when the loop
+    /// wrote them itself and queued the report ahead of the end; not after `cancel()`, which drops
+    /// whatever was queued.
+    func deliverCompletion(error reported: (any Error)?, keepFile: Bool, reportsWrites: Bool = true) {
         guard let session else { return }
         let pendingFile = lock.withLock { core.downloadFile }
         pendingFile?.waitForWrites()
@@ -93,6 +96,7 @@ extension URLSessionTask {
             core.body = Data()
             return (file, body, core.response, core.progress, core.bytesReceived)
         }
+        if reportsWrites, file != nil, completion.usesDelegate { reportWrittenBytes() }
         if let progress {
             if progress.totalUnitCount <= 0 { progress.totalUnitCount = max(received, 1) }
             progress.completedUnitCount = error == nil ? progress.totalUnitCount : received

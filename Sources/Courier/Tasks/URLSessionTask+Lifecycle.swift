@@ -42,7 +42,8 @@ extension URLSessionTask {
             let cancelled = URLError(.cancelled, url: url, description: "The task was cancelled.")
             let resumeData = resumeHandler != nil ? makeResumeData() : nil
             resumeHandler?.value(resumeData)
-            deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled, keepFile: resumeData != nil)
+            deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled, keepFile: resumeData != nil,
+                              reportsWrites: false)
         }
         let (action, schedule): (Machine.CancelAction, Bool) = lock.withLock {
             let action = core.machine.cancel()
