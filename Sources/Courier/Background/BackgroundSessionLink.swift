@@ -136,11 +136,14 @@ final class BackgroundSessionLink: Sendable {
             let link = BackgroundTaskLink(kind: snapshot.kind, session: self, submitted: snapshot.phase)
             link.update { $0.counts = snapshot.counts; $0.response = snapshot.response?.urlResponse() }
             let task: URLSessionTask
+            let queue = session.delegateQueue
+            let context = session.lock.withLock { session.sharedTaskContextLocked(delegateQueue: queue) }
             switch snapshot.kind {
             case .download:
-                task = BackgroundDownloadTask(session: session, identifier: snapshot.taskID, request: request, background: link)
+                task = BackgroundDownloadTask(session: session, context: context, identifier: snapshot.taskID, request: request,
+                                              background: link)
             case .upload:
-                task = BackgroundUploadTask(session: session, identifier: snapshot.taskID, request: request,
+                task = BackgroundUploadTask(session: session, context: context, identifier: snapshot.taskID, request: request,
                                             bodyFile: snapshot.uploadFile.map { URL(fileURLWithPath: $0) }, background: link)
             }
             task.taskDescription = snapshot.taskDescription
@@ -259,7 +262,8 @@ extension BackgroundSessionLink {
     /// A download task the agent carries out, or `nil` when this one runs in the process (a
     /// completion handler, or resume data that does not decode: that task fails as in any session).
     /// `downloadTask(withResumeData:)` goes to the agent with its resume data.
-    func makeDownloadTask(_ session: URLSession, _ identifier: Int, _ request: URLRequest?, _ completion: TaskCompletion,
+    func makeDownloadTask(_ session: URLSession, _ identifier: Int, _ context: TaskSessionContext, _ request: URLRequest?,
+                          _ completion: TaskCompletion,
                           resume: Result<DownloadResumeData, URLError>?) -> URLSessionDownloadTask? {
         guard case .delegate = completion else { return nil }
         var resumeData: Data?
@@ -270,16 +274,18 @@ extension BackgroundSessionLink {
             guard let encoded = decoded.encoded() else { return nil }
             resumeData = encoded
         }
-        return BackgroundDownloadTask(session: session, identifier: identifier, request: request, resumeData: resumeData,
+        return BackgroundDownloadTask(session: session, context: context, identifier: identifier, request: request,
+                                      resumeData: resumeData,
                                       background: BackgroundTaskLink(kind: .download, session: self, submitted: nil))
     }
 
     /// An upload task from a file the agent carries out, or `nil` when this one runs in the process
     /// (from `Data` or a stream, which cannot outlive it).
-    func makeUploadTask(_ session: URLSession, _ identifier: Int, _ request: URLRequest, _ body: UploadBody,
+    func makeUploadTask(_ session: URLSession, _ identifier: Int, _ context: TaskSessionContext, _ request: URLRequest,
+                        _ body: UploadBody,
                         _ completion: TaskCompletion) -> URLSessionUploadTask? {
         guard case .delegate = completion, case .file(let file) = body else { return nil }
-        return BackgroundUploadTask(session: session, identifier: identifier, request: request, bodyFile: file,
+        return BackgroundUploadTask(session: session, context: context, identifier: identifier, request: request, bodyFile: file,
                                     background: BackgroundTaskLink(kind: .upload, session: self, submitted: nil))
     }
 }

@@ -70,10 +70,11 @@ final class BackgroundDownloadTask: URLSessionDownloadTask, @unchecked Sendable 
     /// `downloadTask(withResumeData:)`'s resume data, sent to the agent with the task.
     let resumeData: Data?
 
-    init(session: URLSession, identifier: Int, request: URLRequest?, resumeData: Data? = nil, background: BackgroundTaskLink) {
+    init(session: URLSession, context: TaskSessionContext, identifier: Int, request: URLRequest?, resumeData: Data? = nil,
+         background: BackgroundTaskLink) {
         self.background = background
         self.resumeData = resumeData
-        super.init(session: session, identifier: identifier, request: request, completion: .delegate)
+        super.init(session: session, context: context, identifier: identifier, request: request, completion: .delegate)
     }
 
     /// Hands the task to the agent (first call) or resumes it there.

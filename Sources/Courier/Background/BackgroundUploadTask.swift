@@ -8,10 +8,11 @@ final class BackgroundUploadTask: URLSessionUploadTask, @unchecked Sendable {
     /// The body file as the app named it.
     let bodyFile: URL?
 
-    init(session: URLSession, identifier: Int, request: URLRequest?, bodyFile: URL?, background: BackgroundTaskLink) {
+    init(session: URLSession, context: TaskSessionContext, identifier: Int, request: URLRequest?, bodyFile: URL?,
+         background: BackgroundTaskLink) {
         self.background = background
         self.bodyFile = bodyFile
-        super.init(session: session, identifier: identifier, request: request, completion: .delegate,
+        super.init(session: session, context: context, identifier: identifier, request: request, completion: .delegate,
                    uploadBody: bodyFile.map(UploadBody.file) ?? .none)
     }
 

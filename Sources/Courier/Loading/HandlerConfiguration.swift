@@ -5,8 +5,8 @@ import Logging
 /// session's stores, settings and resources (``environment``), the request's effective cache policy
 /// and timeouts, and when the cached response it was handed was stored.
 ///
-/// The session builds one for each handler instance (`URLSession.handlerConfiguration(for:cachedResponse:)`)
-/// and the task's client carries it (``BuiltInHandlerClient/configuration``), so Apple's
+/// The task builds one for each handler instance from what its session handed it at creation
+/// (`TaskSessionContext.handlerConfiguration(for:cachedResponse:)`) and its client carries it (``BuiltInHandlerClient/configuration``), so Apple's
 /// `init(task:cachedResponse:client:)` stays the only initializer and no handler or client reaches
 /// back through the task to the session. A handler driven without a task (no
 /// ``BuiltInHandlerClient``) uses ``standalone()``.

@@ -6,7 +6,8 @@ import Logging
 ///
 /// The session builds one environment when it is created; it reaches each handler inside the
 /// ``HandlerConfiguration`` its client carries (``BuiltInHandlerClient/configuration``). The session's
-/// `URLCache` is not in it: the task layer alone looks responses up and stores them.
+/// `URLCache` is not in it: the task layer alone looks responses up and stores them. Nor are
+/// timeouts: they belong to each load (``HandlerConfiguration/requestTimeout``).
 struct HandlerEnvironment: @unchecked Sendable {
     /// Per-session objects handlers create on first use (the libcurl multi loop, SSH connections).
     let resources: HandlerSessionResources
@@ -17,8 +18,6 @@ struct HandlerEnvironment: @unchecked Sendable {
     let credentialStorage: URLCredentialStorage?
     let maximumConnectionsPerHost: Int
     let proxyDictionary: [AnyHashable: Any]?
-    /// `timeoutIntervalForRequest`, also used as the connect timeout.
-    let requestTimeout: TimeInterval
     /// `waitsForConnectivity`: retry unreachable hosts instead of failing.
     var waitsForConnectivity = false
     /// The TLS versions connections may use.
@@ -44,7 +43,7 @@ struct HandlerEnvironment: @unchecked Sendable {
     static func standalone() -> HandlerEnvironment {
         HandlerEnvironment(resources: HandlerSessionResources(), cookieStorage: nil, shouldSetCookies: false,
                            cookieAcceptPolicy: .never, credentialStorage: nil,
-                           maximumConnectionsPerHost: 6, proxyDictionary: nil, requestTimeout: 60)
+                           maximumConnectionsPerHost: 6, proxyDictionary: nil)
     }
 }
 

@@ -11,8 +11,9 @@ extension URLSession {
         } else if !(1...65535).contains(port) {
             invalid = URLError(.badURL, url: nil, description: "\(port) is not a TCP port.")
         }
-        return register { identifier, refusal in
-            URLSessionStreamTask(session: self, identifier: identifier, host: host, port: port, creationFailure: refusal ?? invalid)
+        return register { identifier, refusal, context in
+            URLSessionStreamTask(session: self, context: context, identifier: identifier, host: host, port: port,
+                                 creationFailure: refusal ?? invalid)
         }
     }
 
@@ -22,8 +23,8 @@ extension URLSession {
     func makeSuccessorStreamTask(for url: URL?, adopting descriptor: Int32) -> URLSessionStreamTask {
         let host = url?.host ?? ""
         let port = url?.port ?? 80
-        return register { identifier, refusal in
-            URLSessionStreamTask(session: self, identifier: identifier, host: host, port: port, creationFailure: refusal,
+        return register { identifier, refusal, context in
+            URLSessionStreamTask(session: self, context: context, identifier: identifier, host: host, port: port, creationFailure: refusal,
                                  adopting: StreamSocket(descriptor: descriptor))
         }
     }

@@ -4,27 +4,27 @@ import Foundation
 // the class body) all come here.
 extension URLSession {
     func dataTask(_ request: URLRequest, _ completion: TaskCompletion) -> URLSessionDataTask {
-        register { identifier, refusal in
-            URLSessionDataTask(session: self, identifier: identifier, request: request, completion: completion,
+        register { identifier, refusal, context in
+            URLSessionDataTask(session: self, context: context, identifier: identifier, request: request, completion: completion,
                                creationFailure: refusal ?? backgroundRefusal(completion, request.url))
         }
     }
 
     func uploadTask(_ request: URLRequest, _ body: UploadBody, _ completion: TaskCompletion) -> URLSessionUploadTask {
-        register { identifier, refusal in
-            if refusal == nil, let task = background?.makeUploadTask(self, identifier, request, body, completion) { return task }
-            return URLSessionUploadTask(session: self, identifier: identifier, request: request, completion: completion,
+        register { identifier, refusal, context in
+            if refusal == nil, let task = background?.makeUploadTask(self, identifier, context, request, body, completion) { return task }
+            return URLSessionUploadTask(session: self, context: context, identifier: identifier, request: request, completion: completion,
                                         uploadBody: body, creationFailure: refusal ?? backgroundRefusal(completion, request.url))
         }
     }
 
     func downloadTask(_ request: URLRequest?, _ completion: TaskCompletion,
                       resume: Result<DownloadResumeData, URLError>? = nil) -> URLSessionDownloadTask {
-        register { identifier, refusal in
-            if refusal == nil, let task = background?.makeDownloadTask(self, identifier, request, completion, resume: resume) {
+        register { identifier, refusal, context in
+            if refusal == nil, let task = background?.makeDownloadTask(self, identifier, context, request, completion, resume: resume) {
                 return task
             }
-            return URLSessionDownloadTask(session: self, identifier: identifier, request: request, completion: completion,
+            return URLSessionDownloadTask(session: self, context: context, identifier: identifier, request: request, completion: completion,
                                           resumeSource: resume, creationFailure: refusal ?? backgroundRefusal(completion, request?.url))
         }
     }
@@ -43,9 +43,15 @@ extension URLSession {
         return resume.request
     }
 
-    /// A registered download task, already resumed, that takes over a data task's load
-    /// (`.becomeDownload`).
-    func makeSuccessorDownloadTask(for request: URLRequest?) -> URLSessionDownloadTask {
-        downloadTask(request, .delegate)
+    /// What a new task is handed: everything it needs of this session, so it never asks the
+    /// session again (see ``TaskSessionContext``). Made with the first task, under the session's
+    /// lock, and shared by every task after it; `delegateQueue` is the session's ``delegateQueue``,
+    /// read before locking.
+    func sharedTaskContextLocked(delegateQueue: OperationQueue) -> TaskSessionContext {
+        if let existing = registry.taskContext { return existing }
+        let made = TaskSessionContext(owner: self, delegateQueue: delegateQueue, drains: drains, settings: settings,
+                                      resolver: resolver, cache: cache, environment: environment)
+        registry.taskContext = made
+        return made
     }
 }

@@ -10,8 +10,8 @@ extension URLSession {
         if let protocols, !protocols.isEmpty {
             offered.setValue(protocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
         }
-        return register { identifier, refusal in
-            URLSessionWebSocketTask(session: self, identifier: identifier, request: offered, creationFailure: refusal)
+        return register { identifier, refusal, context in
+            URLSessionWebSocketTask(session: self, context: context, identifier: identifier, request: offered, creationFailure: refusal)
         }
     }
 }

@@ -7,9 +7,6 @@ import Foundation
 /// handlers for one session run one at a time on its ``delegateQueue``. The session keeps a strong
 /// reference to its delegate until it is invalidated.
 open class URLSession: NSObject, @unchecked Sendable {
-    /// The most redirects a task follows before failing with `httpTooManyRedirects`.
-    static let maximumRedirects = 16
-
     private let storedConfiguration: URLSessionConfiguration
     private let storedDelegateQueue: OperationQueue
     /// How requests find their handler.
@@ -121,8 +118,7 @@ open class URLSession: NSObject, @unchecked Sendable {
                                          cookieAcceptPolicy: copy.httpCookieAcceptPolicy,
                                          credentialStorage: copy.urlCredentialStorage,
                                          maximumConnectionsPerHost: copy.httpMaximumConnectionsPerHost,
-                                         proxyDictionary: copy.connectionProxyDictionary,
-                                         requestTimeout: copy.timeoutIntervalForRequest)
+                                         proxyDictionary: copy.connectionProxyDictionary)
             environment.waitsForConnectivity = copy.waitsForConnectivity
             environment.sshKnownHostsURL = copy.sshKnownHostsURL
             environment.sshStrictHostKeyChecking = copy.sshStrictHostKeyChecking
@@ -297,7 +293,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     /// Sends `didBecomeInvalidWithError` once, then drops the delegate.
-    private func completeInvalidation() {
+    func completeInvalidation() {
         let delegate: (any URLSessionDelegate)?? = lock.withLock {
             guard !registry.invalidated else { return .none }
             registry.invalidated = true
@@ -315,36 +311,20 @@ open class URLSession: NSObject, @unchecked Sendable {
     // MARK: - Tasks bookkeeping
 
     /// Registers a new task, or returns why it may not run.
-    func register<Task: URLSessionTask>(_ make: (Int, URLError?) -> Task) -> Task {
+    func register<Task: URLSessionTask>(_ make: (Int, URLError?, TaskSessionContext) -> Task) -> Task {
+        // Read outside the lock: a subclass may override it with code that takes the lock.
+        let queue = delegateQueue
         let task = lock.withLock {
             registry.lastIdentifier += 1
             let refusal = registry.invalidating
                 ? URLError(.unknown, url: nil, description: "The session was invalidated; it cannot run new tasks.")
                 : nil
-            let task = make(registry.lastIdentifier, refusal)
+            let task = make(registry.lastIdentifier, refusal, sharedTaskContextLocked(delegateQueue: queue))
             if refusal == nil { registry.tasks[task.identifier] = task }
             return task
         }
         task.log(.created)
         return task
-    }
-
-    /// A task started a handler: watch it for timeouts.
-    func taskDidStartLoading(_ task: URLSessionTask) {
-        timeoutMonitor.start()
-    }
-
-    /// A task's completion is queued.
-    func taskWillComplete(_ task: URLSessionTask) {}
-
-    /// A task delivered its completion: forget it, and finish invalidating when it was the last.
-    func taskDidComplete(_ task: URLSessionTask) {
-        task.log(.completed)
-        let finished: Bool = lock.withLock {
-            registry.tasks.removeValue(forKey: task.identifier)
-            return registry.invalidating && registry.tasks.isEmpty
-        }
-        if finished { completeInvalidation() }
     }
 
     /// The tasks the session still tracks: a task is forgotten just after its completion is delivered.
@@ -422,4 +402,6 @@ struct SessionTaskRegistry {
     var lastIdentifier = 0
     var invalidating = false
     var invalidated = false
+    /// What every task of the session is handed (made with the first task).
+    var taskContext: TaskSessionContext?
 }

@@ -76,7 +76,7 @@ extension StreamConnection {
             state.withLock { $0.resolved = result }
             loop?.service(self)
         }
-        let timeout = environment.requestTimeout
+        let timeout = requestTimeout
         guard timeout > 0, timeout.isFinite else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
             self?.handle { $0.connectTimedOut() }

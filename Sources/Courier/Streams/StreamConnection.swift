@@ -40,6 +40,8 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
     /// The URL errors carry (`failingURL`): `tcp://host:port`.
     let url: URL?
     let environment: HandlerEnvironment
+    /// The session's `timeoutIntervalForRequest`: what bounds the connect (0 or less: nothing).
+    let requestTimeout: TimeInterval
     /// The session's `timeoutIntervalForResource`: the longest the task may live (0 or infinite: no limit).
     let resourceTimeout: TimeInterval
     /// Whether the connection was started (claimed once, by ``start()`` or by a completion that
@@ -69,11 +71,12 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
     /// A connection to `host` and `port`, made when the task is resumed; or, with `adopting`, one
     /// over a socket that is connected already (a data task's, after an HTTP upgrade), which then
     /// starts with `buffered`: the bytes read past the response's head.
-    init(host: String, port: Int, environment: HandlerEnvironment, resourceTimeout: TimeInterval,
+    init(host: String, port: Int, environment: HandlerEnvironment, requestTimeout: TimeInterval, resourceTimeout: TimeInterval,
          adopting adopted: StreamSocket? = nil) {
         self.host = host
         self.port = port
         self.environment = environment
+        self.requestTimeout = requestTimeout
         self.resourceTimeout = resourceTimeout
         socket = adopted
         var components = URLComponents()

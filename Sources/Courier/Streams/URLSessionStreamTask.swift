@@ -28,11 +28,13 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable {
 
     /// A task of `session` connecting to `host` and `port`; or, with `adopting`, one over that
     /// connected socket (a data task's after an HTTP upgrade), which it owns from now on.
-    init(session: URLSession, identifier: Int, host: String, port: Int, creationFailure: URLError?,
+    init(session: URLSession, context: TaskSessionContext, identifier: Int, host: String, port: Int, creationFailure: URLError?,
          adopting adopted: StreamSocket? = nil) {
-        connection = StreamConnection(host: host, port: port, environment: session.environment,
-                                      resourceTimeout: session.settings.timeoutIntervalForResource, adopting: adopted)
-        super.init(session: session, identifier: identifier, request: nil, completion: .delegate, creationFailure: creationFailure)
+        connection = StreamConnection(host: host, port: port, environment: context.environment,
+                                      requestTimeout: context.settings.timeoutIntervalForRequest,
+                                      resourceTimeout: context.settings.timeoutIntervalForResource, adopting: adopted)
+        super.init(session: session, context: context, identifier: identifier, request: nil, completion: .delegate,
+                   creationFailure: creationFailure)
         connection?.task = self
     }
 

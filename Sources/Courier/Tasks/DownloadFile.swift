@@ -7,28 +7,57 @@ import Musl
 
 /// The temporary file a download task writes its body into as the bytes arrive.
 ///
-/// Created in the temporary directory with a unique name, readable only by its owner. Bytes are
-/// written straight from each chunk (no buffering), so memory stays flat for any size. The file is
-/// handed to the delegate or completion handler when the task finishes and removed afterwards unless
-/// it was moved, or kept for resume data when the download is cancelled for resuming.
+/// Created in the temporary directory with a unique name, readable only by its owner. Chunks are
+/// written by the file's own serial writer queue (`courier.download`), in the order they were
+/// handed over, so the thread that receives them (a handler's event loop) never waits for the disk;
+/// the task bounds what is queued through back-pressure (``bytesQueued``), so
+/// memory stays flat for any size. The file is handed to the delegate or completion handler when the
+/// task finishes (after ``waitForWrites()``) and removed afterwards unless it was moved, or kept for
+/// resume data when the download is cancelled for resuming.
 final class DownloadFile: @unchecked Sendable {
     /// Where the file is.
     let url: URL
-    private let lock = Lock()
+    /// The open file (-1 once closed). Used only on ``writer`` after `init` (writes, truncation,
+    /// closing) and in `deinit`; read and set under ``lock``, but the system calls on it are made
+    /// without the lock, so no write holds one.
     private var descriptor: Int32
-    /// Guarded by `lock`: the loop thread writes while the task reads it (resume data, progress).
+    /// Guards ``descriptor``, ``written``, ``accepted`` and ``failure``; a leaf, held only to read or
+    /// set them.
+    private let lock = Lock()
+    /// Bytes in the file: the writer adds to it while the task may read it (resume data).
     private var written: Int64
+    /// Bytes handed over to be written, queued ones included.
+    private var accepted: Int64
+    /// The first write that failed; later queued writes are skipped.
+    private var failure: URLError?
+    /// Runs the writes, one at a time, in the order they were handed over.
+    private let writer = DispatchQueue(label: "courier.download", target: .global())
 
-    /// The bytes in the file so far.
+    /// The bytes in the file so far (queued writes not counted: call ``waitForWrites()`` first to
+    /// count them all).
     var bytesWritten: Int64 { lock.withLock { written } }
+
+    /// The bytes handed over so far, written or queued: what the file will hold.
+    var bytesAccepted: Int64 { lock.withLock { accepted } }
+
+    /// The bytes handed over and not yet written: what the task's back-pressure counts.
+    var bytesQueued: Int { lock.withLock { Int(max(0, accepted - written)) } }
+
+    /// The error of the first write that failed, if one did.
+    var writeFailure: URLError? { lock.withLock { failure } }
 
     private init(url: URL, descriptor: Int32, bytesWritten: Int64) {
         self.url = url
         self.descriptor = descriptor
         self.written = bytesWritten
+        self.accepted = bytesWritten
     }
 
-    deinit { closeDescriptor() }
+    // No write is queued (each would hold the file), so the descriptor is closed here directly.
+    deinit {
+        let open = lock.withLock { descriptor }
+        if open >= 0 { close(open) }
+    }
 
     /// The name of every file Courier downloads into: this prefix, six letters or digits, the suffix.
     static let namePrefix = "CFNetworkDownload_"
@@ -97,55 +126,87 @@ final class DownloadFile: @unchecked Sendable {
         }
     }
 
-    /// Appends `data`; throws `cannotWriteToFile` when the disk refuses.
-    func write(_ data: Data, for taskURL: URL?) throws(URLError) {
-        let failure: Int32? = lock.withLock {
-            guard descriptor >= 0 else { return EBADF }
-            let ok = data.withUnsafeBytes { raw -> Int32? in
-                var offset = 0
-                while offset < raw.count {
-                    guard let base = raw.baseAddress else { return nil }
-                    let n = Glibc.write(descriptor, base + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += n
-                }
-                return nil
-            }
-            if ok == nil { written += Int64(data.count) }
-            return ok
-        }
-        if let code = failure {
-            throw URLError(.cannotWriteToFile, url: taskURL,
-                           description: "cannot write the download to \(url.path): \(String(cString: strerror(code)))")
+    /// Queues `data` to be appended by the writer queue, after every chunk handed over before it;
+    /// `finished` runs there once it is written (`nil`) or failed (`cannotWriteToFile`). Never waits.
+    func append(_ data: Data, for taskURL: URL?, then finished: @escaping @Sendable (URLError?) -> Void) {
+        lock.withLock { accepted += Int64(data.count) }
+        writer.async { [self] in
+            finished(writeNow(data, for: taskURL))
         }
     }
 
-    /// Starts over from an empty file (the server could not resume).
+    /// Appends `data` before returning, after the queued chunks; throws `cannotWriteToFile` when the
+    /// disk refuses. Call with no lock held.
+    func write(_ data: Data, for taskURL: URL?) throws(URLError) {
+        lock.withLock { accepted += Int64(data.count) }
+        if let failure = writer.sync(execute: { writeNow(data, for: taskURL) }) { throw failure }
+    }
+
+    /// Returns once every write handed over before is done. Call with no lock held: a write's
+    /// `finished` may take the task's lock.
+    func waitForWrites() {
+        writer.sync {}
+    }
+
+    /// Writes `data` at the end of the file (on the writer queue); the error, kept for later chunks
+    /// too, so nothing is written after a gap.
+    private func writeNow(_ data: Data, for taskURL: URL?) -> URLError? {
+        let (descriptor, failed) = lock.withLock { (self.descriptor, failure) }
+        if let failed { return failed }
+        let code: Int32? = descriptor < 0 ? EBADF : data.withUnsafeBytes { raw -> Int32? in
+            var offset = 0
+            while offset < raw.count {
+                guard let base = raw.baseAddress else { return nil }
+                let n = Glibc.write(descriptor, base + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        guard let code else {
+            lock.withLock { written += Int64(data.count) }
+            return nil
+        }
+        let error = URLError(.cannotWriteToFile, url: taskURL,
+                             description: "cannot write the download to \(url.path): \(String(cString: strerror(code)))")
+        return lock.withLock {
+            if failure == nil { failure = error }
+            return failure
+        }
+    }
+
+    /// Starts over from an empty file (the server could not resume), after the queued writes.
     func truncate() {
-        lock.withLock {
+        lock.withLock { accepted = 0 }
+        writer.async { [self] in
+            let descriptor = lock.withLock { self.descriptor }
             guard descriptor >= 0 else { return }
             _ = ftruncate(descriptor, 0)
             _ = lseek(descriptor, 0, SEEK_SET)
-            written = 0
+            lock.withLock { written = 0 }
         }
     }
 
-    /// Closes the file, keeping it on disk.
+    /// Closes the file, keeping it on disk: after the queued writes, which are visible to readers
+    /// of the file as soon as they are done.
     func finishWriting() { closeDescriptor() }
 
-    /// Closes and deletes the file.
+    /// Deletes the file and closes it after the queued writes.
     func remove() {
-        closeDescriptor()
         unlink(url.path)
+        closeDescriptor()
     }
 
     private func closeDescriptor() {
-        lock.withLock {
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
+        writer.async { [self] in
+            let open: Int32 = lock.withLock {
+                defer { descriptor = -1 }
+                return descriptor
+            }
+            if open >= 0 { close(open) }
         }
     }
 }

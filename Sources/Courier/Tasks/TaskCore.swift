@@ -129,6 +129,11 @@ struct TaskCore {
     var cacheBody: Data?
     /// The most body bytes the response may have and still be cached.
     var cacheBodyLimit = 0
+
+    /// Body bytes received and not yet consumed: queued for the delegate, or for the download
+    /// file's writer (``DownloadFile/bytesQueued``, the file's count, under its leaf lock). What
+    /// back-pressure weighs (``TaskStateMachine/canAcceptMoreData(generation:pendingBytes:)``).
+    var waitingBodyBytes: Int { events.pendingBytes + (downloadFile?.bytesQueued ?? 0) }
 }
 
 /// Monotonic time in nanoseconds.

@@ -12,7 +12,7 @@ extension URLSessionTask {
             let held = core.machine.allow()
             let steps = held.compactMap { chunk in makeDataStep(chunk).map { (bytes: chunk.count, run: $0) } }
             let schedule = core.events.insertNext(steps, paused: core.machine.isDeliveryPaused)
-            return (schedule, core.machine.drained(pendingBytes: core.events.pendingBytes))
+            return (schedule, core.machine.drained(pendingBytes: core.waitingBodyBytes))
         }
         wake?.resumeProducing()
         if schedule { scheduleDrain() }
@@ -24,8 +24,8 @@ extension URLSessionTask {
     /// (the one retargeting mechanism), and the data task ends without a completion of its own, as
     /// Apple documents.
     func becomeDownload(after response: URLResponse) {
-        guard let session, let dataTask = self as? URLSessionDataTask else { return }
-        let successor = session.makeSuccessorDownloadTask(for: initialRequest)
+        guard let session, let context, let dataTask = self as? URLSessionDataTask else { return }
+        let successor = context.owner.makeSuccessorDownloadTask(for: initialRequest)
         enum Outcome { case refused, handedOver(ended: (any Error)??, successorSchedule: Bool, ownSchedule: Bool) }
         let outcome: Outcome = lock.withLock {
             guard let handover = core.machine.becomeDownload(successor) else { return .refused }
@@ -36,7 +36,7 @@ extension URLSessionTask {
                                                     expectedLength: core.bytesExpectedToReceive,
                                                     requestTimeout: core.requestTimeout, resourceTimeout: core.resourceTimeout,
                                                     delegate: core.delegate)
-            let final: @Sendable () -> Void = { [self] in session.taskDidComplete(self) }
+            let final: @Sendable () -> Void = { [self] in context.owner.taskDidComplete(self) }
             let ownSchedule = core.events.replaceAll(withFinal: final, paused: core.machine.isDeliveryPaused)
             return .handedOver(ended: handover.ended, successorSchedule: successorSchedule, ownSchedule: ownSchedule)
         }
@@ -44,7 +44,7 @@ extension URLSessionTask {
             successor.cancel()
             return
         }
-        if ended == nil { session.taskDidStartLoading(successor) }
+        if ended == nil { context.owner.taskDidStartLoading(successor) }
         sendToDelegate(.becameDownload, as: (any URLSessionDataDelegate).self) {
             $0.urlSession(session, dataTask: dataTask, didBecome: successor)
         }

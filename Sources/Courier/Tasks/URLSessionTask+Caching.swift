@@ -30,7 +30,7 @@ extension URLSessionTask {
     func cacheLookup(for request: URLRequest) -> TaskCacheLookup {
         // Only the schemes whose row caches responses (http, https) are looked up; others skip the
         // lookup (and its cost) entirely.
-        guard let scheme = request.url?.scheme, session?.resolver.cachesResponses(forScheme: scheme) == true else {
+        guard let scheme = request.url?.scheme, context?.resolver.cachesResponses(forScheme: scheme) == true else {
             return .load(nil)
         }
         // A request carrying a body is never answered from the cache: its handler decides (a GET or
@@ -52,7 +52,7 @@ extension URLSessionTask {
     /// The session cache's response for `request`, when this task may use one.
     private func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
         guard !(self is URLSessionUploadTask), ResumeRequest.parameters(of: request) == nil,
-              let cache = session?.cache else { return nil }
+              let cache = context?.cache else { return nil }
         return cache.cachedResponse(for: request)
     }
 
@@ -84,7 +84,7 @@ extension URLSessionTask {
     func beginCacheCopyLocked(for response: URLResponse, policy: URLCache.StoragePolicy) {
         core.cacheBody = nil
         core.cacheStoragePolicy = .notAllowed
-        guard policy != .notAllowed, bodyDestination != .file, !(self is URLSessionUploadTask), let cache = session?.cache else { return }
+        guard policy != .notAllowed, bodyDestination != .file, !(self is URLSessionUploadTask), let cache = context?.cache else { return }
         let memoryLimit = cache.memoryCapacity / Self.cacheableCapacityDivisor
         let diskLimit = policy == .allowed ? cache.diskCapacity / Self.cacheableCapacityDivisor : 0
         let limit = max(memoryLimit, diskLimit)
@@ -128,7 +128,7 @@ extension URLSessionTask {
         guard let session, let dataTask = self as? URLSessionDataTask else { return nil }
         let asksDelegate = completion.usesDelegate
         return { [self] resume in
-            guard let cache = session.cache else { resume(); return }
+            guard let cache = context?.cache else { resume(); return }
             let store: @Sendable (CachedURLResponse?) -> Void = { answer in
                 if let answer { cache.storeCachedResponse(answer, for: dataTask) }
                 resume()

@@ -43,7 +43,6 @@ extension URLSessionTask {
         case .finished(let stop, let schedule):
             stop?.stop()
             if schedule { scheduleDrain() }
-            session?.taskWillComplete(self)
             didDecideCompletion(error: error)
         }
     }
@@ -57,10 +56,12 @@ extension URLSessionTask {
         return URLError(urlError.code, userInfo: info)
     }
 
-    /// Resume data for the partial download, or nil (the partial file is then not kept).
+    /// Resume data for the partial download, or nil (the partial file is then not kept). It counts
+    /// what reached the file, so the queued writes are waited for first: call with no lock held.
     /// `closingFile: false` (a checkpoint of the running download) leaves the file open.
     func makeResumeData(closingFile: Bool = true) -> Data? {
-        lock.withLock {
+        lock.withLock { core.downloadFile }?.waitForWrites()
+        return lock.withLock {
             guard bodyDestination == .file, core.handlerCanResume, let file = core.downloadFile, file.bytesWritten > 0,
                   let url = core.currentRequest?.url, let original = initialRequest?.url else {
                 return nil
@@ -78,15 +79,23 @@ extension URLSessionTask {
     }
 
     /// The final step, on the delegate queue: completion handler or delegate, then the session is
-    /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries.
-    func deliverCompletion(error: (any Error)?, keepFile: Bool) {
+    /// told. `keepFile`: the partial download stays on disk for the resume data `error` carries. A
+    /// download's queued writes are finished first; one that failed after the load ended fails the
+    /// task (`cannotWriteToFile`) instead of handing over a short file. `reportsWrites`: bytes the
+    /// writer finished after the load ended still get their `didWriteData` first, as when the loop
+    /// wrote them itself and queued the report ahead of the end; not after `cancel()`, which drops
+    /// whatever was queued.
+    func deliverCompletion(error reported: (any Error)?, keepFile: Bool, reportsWrites: Bool = true) {
         guard let session else { return }
         // A stream task's pending reads and writes complete first; one whose streams were captured
         // ends without further messages, as Apple documents.
-        if let streamTask = self as? URLSessionStreamTask, streamTask.streamWillComplete(error: error) {
-            session.taskDidComplete(self)
+        if let streamTask = self as? URLSessionStreamTask, streamTask.streamWillComplete(error: reported) {
+            context?.owner.taskDidComplete(self)
             return
         }
+        let pendingFile = lock.withLock { core.downloadFile }
+        pendingFile?.waitForWrites()
+        let error = reported ?? pendingFile?.writeFailure
         let (file, body, response, progress, received) = lock.withLock {
             core.error = error
             let file = core.downloadFile
@@ -95,6 +104,7 @@ extension URLSessionTask {
             core.body = Data()
             return (file, body, core.response, core.progress, core.bytesReceived)
         }
+        if reportsWrites, file != nil, completion.usesDelegate { reportWrittenBytes() }
         if let progress {
             if progress.totalUnitCount <= 0 { progress.totalUnitCount = max(received, 1) }
             progress.completedUnitCount = error == nil ? progress.totalUnitCount : received
@@ -139,7 +149,7 @@ extension URLSessionTask {
             }
         }
         lock.withLock { core.delegate = nil }
-        session.taskDidComplete(self)
+        context?.owner.taskDidComplete(self)
     }
 
     /// The closed download file, created empty when the body was empty.

@@ -10,7 +10,7 @@ extension URLSessionTask {
     /// adopts `D`; the caller then applies the default behaviour.
     @discardableResult
     func sendToDelegate<D>(_ message: DelegateMessage, as _: D.Type, _ send: (D) -> Void) -> Bool {
-        let shared = session?.delegate as? D
+        let shared = context?.owner.delegate as? D
         if sendToOwnDelegate(message, as: D.self, fallsThrough: shared != nil, send) { return true }
         guard let shared else { return false }
         send(shared)
@@ -32,6 +32,6 @@ extension URLSessionTask {
 
     /// Whether any delegate can receive task-level messages (metrics are built only then).
     var hasTaskDelegate: Bool {
-        lock.withLock({ core.delegate }) != nil || session?.delegate is URLSessionTaskDelegate
+        lock.withLock({ core.delegate }) != nil || context?.owner.delegate is URLSessionTaskDelegate
     }
 }

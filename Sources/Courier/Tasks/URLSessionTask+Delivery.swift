@@ -32,7 +32,7 @@ extension URLSessionTask {
 
     /// A read-only view of what the task still has to deliver (diagnostics, tests); `nil` for a
     /// task that belongs to no session.
-    var pipeline: DeliveryView? { session == nil ? nil : DeliveryView(task: self) }
+    var pipeline: DeliveryView? { context == nil ? nil : DeliveryView(task: self) }
 
     /// What ``pipeline`` shows.
     struct DeliveryView {
@@ -45,8 +45,8 @@ extension URLSessionTask {
     /// Runs the ready steps on the delegate queue, in one operation (shared with other tasks' drains
     /// on a serial queue, see ``TaskDrainScheduler``). Call with no lock held.
     func scheduleDrain() {
-        guard let session else { return }
-        session.drains.schedule(self, on: session.delegateQueue)
+        guard let context else { return }
+        context.drains.schedule(self, on: context.delegateQueue)
     }
 
     /// The drain: runs steps until none is ready. Each step is taken under the lock and run outside
@@ -65,7 +65,7 @@ extension URLSessionTask {
                 case .none:
                     return .none
                 case .immediate(let run, let bytes):
-                    let wake = bytes > 0 ? core.machine.drained(pendingBytes: core.events.pendingBytes) : nil
+                    let wake = bytes > 0 ? core.machine.drained(pendingBytes: core.waitingBodyBytes) : nil
                     return .run(run, wake: wake)
                 case .awaiting(let step, let ticket):
                     return .await(step, ticket: ticket)

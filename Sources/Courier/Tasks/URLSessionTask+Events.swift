@@ -34,7 +34,7 @@ extension URLSessionTask {
             core.lastActivity = monotonicNanoseconds()
             core.metrics.responseReceived(response)
             beginCacheCopyLocked(for: response, policy: storagePolicy)
-            if bodyDestination == .file, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesWritten > 0 {
+            if bodyDestination == .file, core.resumedAtOffset == nil, let file = core.downloadFile, file.bytesAccepted > 0 {
                 // The handler did not resume: start the file over rather than splice two versions.
                 file.truncate()
                 core.bytesReceived = 0
@@ -106,7 +106,7 @@ extension URLSessionTask {
     /// decides and hands back the file to write it to (a download).
     func handleData(_ data: Data, generation: Int?) {
         let step = bodyDestination == .delegate ? makeDataStep(data) : nil
-        enum Route { case none, write(DownloadFile?, URL?), delivered(schedule: Bool), forward(URLSessionDownloadTask), overLimit(Int64, URL?) }
+        enum Route { case none, write(DownloadFile?, URL?, queued: Bool), delivered(schedule: Bool), forward(URLSessionDownloadTask), overLimit(Int64, URL?) }
         let (route, progress, received): (Route, Progress?, Int64) = lock.withLock {
             switch core.machine.route(generation) {
             case .stale: return (.none, nil, 0)
@@ -124,7 +124,10 @@ extension URLSessionTask {
             let route: Route
             switch bodyDestination {
             case .file:
-                route = .write(core.downloadFile, core.currentRequest?.url)
+                // Only a handler that asks `canAcceptMoreData` is held back by what waits for the
+                // writer; any other is held back by writing on its own thread, as it always was.
+                let queued = core.machine.currentLoad?.handler.capabilities.contains(.flowControl) ?? false
+                route = .write(core.downloadFile, core.currentRequest?.url, queued: queued)
             case .memory:
                 core.body.append(data)
                 route = .none
@@ -143,8 +146,41 @@ extension URLSessionTask {
             complete(error: ResponseBodyLimit.exceeded(limit, url: url), generation: generation)
         case .forward(let successor):
             successor.handleData(data, generation: generation)
-        case .write(let file, let url):
-            writeBody(data, to: file, url: url, generation: generation)
+        case .write(let file, let url, let queued):
+            if queued {
+                writeBodyLater(data, to: file, url: url, generation: generation)
+            } else {
+                writeBody(data, to: file, url: url, generation: generation)
+            }
+        }
+    }
+
+    /// Hands a chunk to the download file's writer queue, so this thread (a flow-controlled
+    /// handler's event loop) goes back to receiving while the disk write runs; the chunk counts
+    /// against back-pressure until it is written (``TaskCore/waitingBodyBytes``). Once written, the bytes are reported
+    /// with `didWriteData`, throttled, and a handler waiting for them is woken; a failed write
+    /// fails the task.
+    private func writeBodyLater(_ data: Data, to known: DownloadFile?, url: URL?, generation: Int?) {
+        let file: DownloadFile
+        do {
+            file = try known ?? ensureDownloadFile()
+        } catch {
+            complete(error: error, generation: generation)
+            return
+        }
+        let count = data.count
+        let reports = completion.usesDelegate
+        file.append(data, for: url) { [self] failure in
+            let (wake, report): (ActiveLoad?, WriteReportThrottle.Decision) = lock.withLock {
+                let report = failure == nil && reports ? core.writeReports.wrote(Int64(count), now: monotonicNanoseconds()) : .none
+                return (core.machine.drained(pendingBytes: core.waitingBodyBytes), report)
+            }
+            wake?.resumeProducing()
+            if let failure {
+                complete(error: failure, generation: generation)
+            } else {
+                scheduleWriteReport(report)
+            }
         }
     }
 
@@ -160,7 +196,12 @@ extension URLSessionTask {
             return false
         }
         guard completion.usesDelegate else { return true }
-        let report = lock.withLock { core.writeReports.wrote(Int64(data.count), now: monotonicNanoseconds()) }
+        scheduleWriteReport(lock.withLock { core.writeReports.wrote(Int64(data.count), now: monotonicNanoseconds()) })
+        return true
+    }
+
+    /// Queues the `didWriteData` a write's `report` asks for: now, or after the throttle's interval.
+    private func scheduleWriteReport(_ report: WriteReportThrottle.Decision) {
         switch report {
         case .none:
             break
@@ -171,7 +212,6 @@ extension URLSessionTask {
             let interval = DispatchTimeInterval.nanoseconds(Int(WriteReportThrottle.reportInterval))
             DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [self] in flushDeferredWriteReport() }
         }
-        return true
     }
 
     /// The deferred `didWriteData` for bytes a throttled report left behind.
@@ -197,7 +237,7 @@ extension URLSessionTask {
     func handleResumed(atOffset offset: Int64, expectedTotalBytes: Int64, generation: Int) {
         let accepted: Bool = lock.withLock {
             guard isCurrentLocked(generation), bodyDestination == .file,
-                  let file = core.downloadFile, file.bytesWritten == offset else { return false }
+                  let file = core.downloadFile, file.bytesAccepted == offset else { return false }
             core.resumedAtOffset = offset
             core.bytesReceived = offset
             core.writeReports.restart(at: offset)
@@ -216,7 +256,7 @@ extension URLSessionTask {
     /// A challenge from the load `generation` (`nil`: from the task itself, such as a stream
     /// task's TLS) goes to the delegate as an awaiting step.
     func handleChallenge(_ challenge: URLAuthenticationChallenge, generation: Int?) {
-        guard let session else { return }
+        guard let session, let context else { return }
         switch lock.withLock({ core.machine.route(generation) }) {
         case .stale: return
         case .forward(let successor): return successor.handleChallenge(challenge, generation: generation)
@@ -239,7 +279,7 @@ extension URLSessionTask {
             }
             // A session delegate that adopts only `URLSessionDelegate` still hears session-wide challenges.
             let sessionWide = URLSession.isSessionWideAuthenticationMethod(challenge.protectionSpace.authenticationMethod)
-            let shared = session.delegate
+            let shared = context.owner.delegate
             let sharedTaskLevel = shared as? URLSessionTaskDelegate
             let fallsThrough = sharedTaskLevel != nil || (sessionWide && shared != nil)
             if sendToOwnDelegate(.challenge, as: (any URLSessionTaskDelegate).self, fallsThrough: fallsThrough, {
@@ -261,7 +301,7 @@ extension URLSessionTask {
     /// be woken (by the drain, or by `resume()`).
     func canAcceptMoreData(generation: Int) -> Bool {
         let answer: Machine.FlowAnswer = lock.withLock {
-            core.machine.canAcceptMoreData(generation: generation, pendingBytes: core.events.pendingBytes)
+            core.machine.canAcceptMoreData(generation: generation, pendingBytes: core.waitingBodyBytes)
         }
         switch answer {
         case .accept: return true

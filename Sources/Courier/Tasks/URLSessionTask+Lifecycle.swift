@@ -4,7 +4,7 @@ import Foundation
 extension URLSessionTask {
     func resumeTask() {
         // A task made with `init()` belongs to no session: resuming it does nothing.
-        guard session != nil else { return }
+        guard context != nil else { return }
         let (action, schedule): (Machine.ResumeAction, Bool) = lock.withLock {
             let action = core.machine.resume()
             switch action {
@@ -43,7 +43,8 @@ extension URLSessionTask {
             let cancelled = URLError(.cancelled, url: url, description: "The task was cancelled.")
             let resumeData = resumeHandler != nil ? makeResumeData() : nil
             resumeHandler?.value(resumeData)
-            deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled, keepFile: resumeData != nil)
+            deliverCompletion(error: resumeData.map { cancelled.addingResumeData($0) } ?? cancelled, keepFile: resumeData != nil,
+                              reportsWrites: false)
         }
         let (action, schedule): (Machine.CancelAction, Bool) = lock.withLock {
             let action = core.machine.cancel()
@@ -53,7 +54,7 @@ extension URLSessionTask {
         }
         guard case .cancel(let stop) = action else {
             // Already cancelled or completed: resume data is still owed to the caller.
-            if let resumeHandler, let queue = session?.delegateQueue {
+            if let resumeHandler, let queue = context?.delegateQueue {
                 queue.addOperation { resumeHandler.value(nil) }
             }
             return
@@ -61,7 +62,6 @@ extension URLSessionTask {
         log(.cancelled)
         stop?.stop()
         if schedule { scheduleDrain() }
-        session?.taskWillComplete(self)
         didDecideCompletion(error: URLError(.cancelled, url: currentRequest?.url ?? initialRequest?.url,
                                             description: "The task was cancelled."))
     }

@@ -2,9 +2,12 @@ import Foundation
 
 // Starting handlers: the first load, loads after redirects, and the body stream an upload needs.
 extension URLSessionTask {
+    /// The most redirects a task follows before failing with `httpTooManyRedirects`.
+    static let maximumRedirects = 16
+
     /// Called once when the task is first resumed.
     func beginLoading() {
-        guard session != nil else { return }
+        guard context != nil else { return }
         if let creationFailure {
             complete(error: creationFailure, generation: nil)
             return
@@ -33,7 +36,7 @@ extension URLSessionTask {
         case .failure?:
             return
         case .success(let resume)?:
-            guard session?.resolver.resumesDownloads(of: resume.url) == true else {
+            guard context?.resolver.resumesDownloads(of: resume.url) == true else {
                 let scheme = resume.url.scheme.map { "“\($0)”" } ?? "(no scheme)"
                 complete(error: URLError(.cannotDecodeRawData, url: resume.url,
                                          description: "The resume data names a URL whose scheme \(scheme) cannot resume a download."),
@@ -90,12 +93,13 @@ extension URLSessionTask {
     /// for it; a request no handler accepts fails the task with `unsupportedURL`. The request's
     /// cache policy may instead serve the cached response without a handler, or fail with
     /// `resourceUnavailable` (see `URLSessionTask+Caching.swift`). `redirected`: the request
-    /// follows a redirect (see ``URLSession/prepare(_:uploadBody:originalURL:redirected:)``).
+    /// follows a redirect (see ``SessionSettings/prepare(_:uploadBody:originalURL:redirected:)``).
+    /// Everything here comes from the task's ``TaskSessionContext``: the session is not asked.
     func startLoad(_ request: URLRequest, redirected: Bool = false) {
-        guard let session else { return }
-        let requested = requestForHandler(session.prepare(request, uploadBody: uploadBody, originalURL: initialRequest?.url,
-                                                          redirected: redirected))
-        guard let handler = session.resolver.resolve(requested) else {
+        guard let context else { return }
+        let requested = requestForHandler(context.settings.prepare(request, uploadBody: uploadBody, originalURL: initialRequest?.url,
+                                                                   redirected: redirected))
+        guard let handler = context.resolver.resolve(requested) else {
             let scheme = requested.url?.scheme.map { "“\($0)”" } ?? "(no scheme)"
             complete(error: URLError(.unsupportedURL, url: requested.url,
                                      description: "No handler is registered for the URL scheme \(scheme)."),
@@ -105,7 +109,7 @@ extension URLSessionTask {
         // The handler class's canonical form is what it loads and what the cache is keyed by; the
         // scope of the credentials it sends decides which cached responses it may use.
         var prepared = handler.type.canonicalRequest(for: requested)
-        URLCacheScope.mark(&prepared, with: session.cache == nil ? nil : handler.cacheScope(for: prepared, environment: session.environment))
+        URLCacheScope.mark(&prepared, with: context.cache == nil ? nil : handler.cacheScope(for: prepared, environment: context.environment))
         let cachedResponse: CachedURLResponse?
         switch cacheLookup(for: prepared) {
         case .load(let cached):
@@ -119,7 +123,7 @@ extension URLSessionTask {
                      generation: nil)
             return
         }
-        let timeouts = session.timeouts(for: prepared)
+        let timeouts = context.settings.timeouts(for: prepared)
         let generation: Int? = lock.withLock {
             guard let generation = core.machine.loadStarting() else { return nil }
             core.currentRequest = prepared
@@ -132,12 +136,13 @@ extension URLSessionTask {
         }
         guard let generation else { return }
         let client = TaskProtocolClient(task: self, generation: generation,
-                                        configuration: session.handlerConfiguration(for: prepared, cachedResponse: cachedResponse, task: identifier),
-                                        cache: session.cache)
+                                        configuration: context.handlerConfiguration(for: prepared, cachedResponse: cachedResponse,
+                                                                                    task: identifier),
+                                        cache: context.cache)
         let load = ActiveLoad(instance: handler.makeInstance(task: self, cachedResponse: cachedResponse, client: client),
                               handler: handler)
         guard lock.withLock({ core.machine.loadStarted(load, generation: generation) }) else { return }
-        session.taskDidStartLoading(self)
+        context.owner.taskDidStartLoading(self)
         // A built-in handler that guards its own state starts on this thread: one thread hop less
         // per load (see ``HandlerCapabilities/concurrentStartStop``).
         load.performDirectlyIfConcurrent { $0.startLoading() }
@@ -178,9 +183,9 @@ extension URLSessionTask {
             guard core.machine.isCurrent(generation) else { return .ignore }
             core.redirectCount += 1
             core.metrics.loadFinished(response: response)
-            if core.redirectCount > URLSession.maximumRedirects {
+            if core.redirectCount > Self.maximumRedirects {
                 return .fail(URLError(.httpTooManyRedirects, url: response.url ?? request.url,
-                                      description: "More than \(URLSession.maximumRedirects) redirects."))
+                                      description: "More than \(Self.maximumRedirects) redirects."))
             }
             if let refusedProposal { return .fail(refusedProposal) }
             guard case .redirect(let stop) = core.machine.redirect(generation: generation, canDeliverRefusal: canDeliverRefusal) else {
@@ -221,7 +226,7 @@ extension URLSessionTask {
     /// The delegate answered a redirect with `next`: load it, or fail the task when it may not be
     /// loaded (the kept load, if any, stops either way).
     private func followRedirect(to next: URLRequest, proposed: URLRequest, confinement: RedirectConfinement?) {
-        if let refusal = session?.resolver.refusal(ofAnswer: next, toProposed: proposed) ?? confinement?.refusal(of: next.url) {
+        if let refusal = context?.resolver.refusal(ofAnswer: next, toProposed: proposed) ?? confinement?.refusal(of: next.url) {
             complete(error: refusal, generation: nil)
             return
         }

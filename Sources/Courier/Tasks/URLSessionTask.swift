@@ -7,8 +7,13 @@ import Foundation
 /// its completion handler or to its delegate on the session's delegate queue, ending with exactly one
 /// completion, after which nothing more arrives. All methods are safe to call from any thread.
 open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
-    /// The session that created the task; `nil` for a task created with `init()`.
+    /// The session that created the task, the argument of its delegate calls (the task calls
+    /// nothing on it: it reaches its session only through ``context``); `nil` for a task created
+    /// with `init()`.
     let session: URLSession?
+    /// What the task needs from the session that created it, fixed at creation; `nil` for a task
+    /// created with `init()`.
+    let context: TaskSessionContext?
     let identifier: Int
     let initialRequest: URLRequest?
     let completion: TaskCompletion
@@ -29,6 +34,7 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
     /// tasks.
     public override init() {
         session = nil
+        context = nil
         identifier = 0
         initialRequest = nil
         completion = .delegate
@@ -39,10 +45,11 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
-    init(session: URLSession, identifier: Int, request: URLRequest?,
+    init(session: URLSession, context: TaskSessionContext, identifier: Int, request: URLRequest?,
          completion: TaskCompletion, uploadBody: UploadBody = .none,
          resumeSource: Result<DownloadResumeData, URLError>? = nil, creationFailure: URLError? = nil) {
         self.session = session
+        self.context = context
         self.identifier = identifier
         self.initialRequest = request
         self.completion = completion
@@ -59,7 +66,7 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
         super.init()
         core.currentRequest = request
         if let length = uploadBody.knownLength { core.bytesExpectedToSend = length }
-        core.bodyLimit = session.environment.responseBodyLimit.limit(collectsInMemory: bodyDestination == .memory)
+        core.bodyLimit = context.environment.responseBodyLimit.limit(collectsInMemory: bodyDestination == .memory)
     }
 
     /// A task is its own copy: copying returns the same object, as Apple documents.

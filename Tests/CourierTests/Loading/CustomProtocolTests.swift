@@ -22,6 +22,27 @@ class FixedBodyURLProtocol: URLProtocol, @unchecked Sendable {
     override func stopLoading() {}
 }
 
+/// A protocol without flow control that delivers many chunks as fast as it can: a download task
+/// writes them on this thread, in order.
+private final class ChunkedBodyProtocol: URLProtocol, @unchecked Sendable {
+    /// 256 chunks of 16 KiB, each filled with its own index.
+    static let chunks: [Data] = (0..<256).map { Data(repeating: UInt8($0), count: 16 * 1024) }
+
+    override class func canInit(with request: URLRequest) -> Bool { request.url?.scheme == "courier-chunked" }
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        guard let url = request.url else { return }
+        let length = Self.chunks.reduce(0) { $0 + $1.count }
+        client?.urlProtocol(self, didReceive: URLResponse(url: url, mimeType: "application/octet-stream", expectedContentLength: length,
+                                                          textEncodingName: nil), cacheStoragePolicy: .notAllowed)
+        for chunk in Self.chunks { client?.urlProtocol(self, didLoad: chunk) }
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    override func stopLoading() {}
+}
+
 // Each registered class claims URLs no other test loads, so registrations made by tests running in
 // parallel cannot interfere.
 private final class RegisteredSchemeProtocol: FixedBodyURLProtocol, @unchecked Sendable {
@@ -125,6 +146,20 @@ private final class PropertyReadingProtocol: URLProtocol, @unchecked Sendable {
 
 @Suite("Custom URLProtocol")
 struct CustomProtocolTests {
+
+    @Test("a download task served by an app's class (no flow control) gets every chunk in the file, in order")
+    func downloadFromAnAppClassWritesEveryChunkInOrder() async throws {
+        let session = session([ChunkedBodyProtocol.self])
+        defer { session.finishTasksAndInvalidate() }
+        let shot = OneShot<DownloadResult>()
+        let task = session.downloadTask(with: URL(string: "courier-chunked://127.0.0.1/body")!) { location, response, error in
+            let content = location.flatMap { try? Data(contentsOf: $0) }
+            shot.fulfil(DownloadResult(location: location, response: response, error: error, contentDuringHandler: content))
+        }
+        task.resume()
+        let result = try await shot.wait()
+        #expect(result.error == nil && result.contentDuringHandler == ChunkedBodyProtocol.chunks.reduce(Data(), +))
+    }
 
     private func session(_ classes: [AnyClass], delegate: (any URLSessionDelegate)? = nil) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral

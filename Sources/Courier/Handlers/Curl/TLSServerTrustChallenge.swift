@@ -28,10 +28,12 @@ enum TLSServerTrustChallenge {
     /// - Parameters:
     ///   - error: the verification failure, the load's error unless the delegate accepts.
     ///   - detail: libcurl's message, shown as the trust's failure reason.
+    ///   - timeout: the load's idle timeout (``HandlerConfiguration/requestTimeout``), bounding the
+    ///     probe that fetches the certificate chain.
     ///   - explicitFTPTLS: the server is reached by `ftp://` with `AUTH TLS` (the probe must ask for TLS).
     ///   - proxy: the `CURLOPT_PROXY` value of the load (`nil`: libcurl's default) and the credential
     ///     it answers the proxy with, for the probe.
-    static func present(for url: URL, error: URLError, detail: String?, environment: HandlerEnvironment,
+    static func present(for url: URL, error: URLError, detail: String?, environment: HandlerEnvironment, timeout: TimeInterval,
                         explicitFTPTLS: Bool = false, proxy: String? = nil, proxyCredential: ProxyCredential? = nil,
                         deliver: @escaping @Sendable (URLAuthenticationChallenge) -> Void,
                         decided: @escaping @Sendable (Outcome) -> Void) {
@@ -40,7 +42,6 @@ enum TLSServerTrustChallenge {
             return
         }
         let port = url.port ?? defaultPort(for: url)
-        let timeout = environment.requestTimeout
         DispatchQueue.global().async {
             let chain = TLSCertificateChainProbe.chain(for: url, timeout: timeout, explicitFTPTLS: explicitFTPTLS, proxy: proxy,
                                                        proxyCredential: proxyCredential)

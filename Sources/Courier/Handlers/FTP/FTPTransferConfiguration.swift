@@ -14,8 +14,11 @@ enum FTPTransferConfiguration {
     /// Bytes per read of an upload body (libcurl's largest upload buffer is 2 MiB).
     static let uploadBufferSize = 1024 * 1024
 
+    /// Sets `transfer` up for `operation` on `request`, with the load's `configuration` (its
+    /// environment, and its idle timeout as the connect, command and accept timeouts).
     static func configure(_ transfer: CurlTransfer, for request: URLRequest, operation: FTPOperation,
-                          environment: HandlerEnvironment) throws(URLError) {
+                          configuration: HandlerConfiguration) throws(URLError) {
+        let environment = configuration.environment
         guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.user = nil
@@ -33,7 +36,7 @@ enum FTPTransferConfiguration {
         transfer.set(CURLOPT_BUFFERSIZE, bufferSize)
         transfer.set(CURLOPT_UPLOAD_BUFFERSIZE, uploadBufferSize)
         transfer.set(CURLOPT_TCP_KEEPALIVE, 1)
-        let timeout = request.timeoutInterval != 60 ? request.timeoutInterval : environment.requestTimeout
+        let timeout = configuration.requestTimeout
         if timeout > 0, timeout.isFinite {
             let milliseconds = Int(min(timeout, 1e6) * 1000)
             transfer.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)

@@ -40,12 +40,14 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    /// The session's stores and settings, read from the client once: a handler driven outside a
-    /// session keeps one standalone environment, and so one loop, for its whole load.
-    private let environment: HandlerEnvironment
+    /// The load's configuration, read from the client once: a handler driven outside a session
+    /// keeps one standalone environment, and so one loop, for its whole load.
+    private let configuration: HandlerConfiguration
+    /// The session's stores and settings (``HandlerConfiguration/environment``).
+    private var environment: HandlerEnvironment { configuration.environment }
 
     required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
-        environment = (client as? BuiltInHandlerClient)?.environment ?? .standalone()
+        configuration = (client as? BuiltInHandlerClient)?.configuration ?? .standalone()
         super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
@@ -90,7 +92,7 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         load.start(expecting: expected, for: self, environment: environment, metrics: metrics) { transfer throws(URLError) in
             var outgoing = request
             if let bodyStream { outgoing.httpBodyStream = bodyStream }
-            try FTPTransferConfiguration.configure(transfer, for: outgoing, operation: operation, environment: environment)
+            try FTPTransferConfiguration.configure(transfer, for: outgoing, operation: operation, configuration: configuration)
             let (login, accepted) = lock.withLock { (self.login, acceptedServer) }
             login?.apply(to: transfer)
             accepted?.apply(to: transfer)
@@ -285,7 +287,7 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
     private func presentTrustChallenge(error: URLError, detail: String?, operation: FTPOperation) {
         guard let url = request.url, load.wait(.challenging, from: .deciding) else { return }
         TLSServerTrustChallenge.present(
-            for: url, error: error, detail: detail, environment: environment,
+            for: url, error: error, detail: detail, environment: environment, timeout: configuration.requestTimeout,
             explicitFTPTLS: url.scheme?.lowercased() == "ftp",
             deliver: { [weak self] challenge in
                 guard let self else { return }

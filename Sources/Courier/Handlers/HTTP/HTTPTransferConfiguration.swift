@@ -36,7 +36,9 @@ enum HTTPTransferConfiguration {
     /// Sets `transfer` up for `request`; returns the `Cookie` header it sends, if any (the
     /// request's own or the session's stored cookies).
     @discardableResult
-    static func configure(_ transfer: CurlTransfer, for request: URLRequest, environment: HandlerEnvironment) throws(URLError) -> String? {
+    /// `configuration`: the load's environment, and its idle timeout, also the connect timeout.
+    static func configure(_ transfer: CurlTransfer, for request: URLRequest, configuration: HandlerConfiguration) throws(URLError) -> String? {
+        let environment = configuration.environment
         guard let url = request.url else { throw URLError(.badURL, url: nil, description: "The request has no URL.") }
         guard let (address, isURLString) = addressAndOrigin(of: url),
               transfer.setURL(address, reportedAs: isURLString ? url : nil) else {
@@ -60,7 +62,7 @@ enum HTTPTransferConfiguration {
         }
         // Also for http: the request may go through an https proxy.
         environment.tlsTrustAnchors?.apply(to: transfer)
-        let connectTimeout = request.timeoutInterval != 60 ? request.timeoutInterval : environment.requestTimeout
+        let connectTimeout = configuration.requestTimeout
         if connectTimeout > 0, connectTimeout.isFinite {
             transfer.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e6) * 1000))
         }

@@ -100,6 +100,7 @@ extension HTTPURLProtocol {
     func presentTrustChallenge(error: URLError, detail: String?) {
         guard let url = request.url else { return }
         TLSServerTrustChallenge.present(for: url, error: error, detail: detail, environment: environment,
+                                        timeout: configuration.requestTimeout,
                                         proxy: HTTPProxyConfiguration.curlProxy(for: url, dictionary: environment.proxyDictionary),
                                         proxyCredential: authentication.proxyCredential,
                                         deliver: { [weak self] challenge in

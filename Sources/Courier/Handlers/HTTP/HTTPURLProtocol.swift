@@ -102,7 +102,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
         load.start(expecting: expected, for: self, environment: environment) { transfer throws(URLError) in
             var outgoing = cacheExchange.outgoingRequest(for: request)
             if let bodyStream { outgoing.httpBodyStream = bodyStream }
-            let cookie = try HTTPTransferConfiguration.configure(transfer, for: outgoing, environment: environment)
+            let cookie = try HTTPTransferConfiguration.configure(transfer, for: outgoing, configuration: configuration)
             if HTTPUpgrade.mayHandOver(outgoing) { CurlUpgradeSocket.prepare(transfer) }
             authentication.apply(to: transfer)
             let remembered = TLSAcceptedServers.shared(in: environment)?.server(for: url)

@@ -43,11 +43,15 @@ class SFTPJob: @unchecked Sendable {
     /// writes), only in `libssh2_sftp_close_handle`, not in `libssh2_sftp_shutdown`.
     var handle: OpaquePointer?
 
+    /// How long a connection made for this job may take to set up (its load's idle timeout).
+    let setupTimeout: TimeInterval
+
     init(url: URL, path: String, key: SSHConnectionKey, handler: SFTPURLProtocol) {
         self.url = url
         self.path = path
         self.key = key
         self.handler = handler
+        setupTimeout = handler.setupTimeout
     }
 
     /// Advances the job on its channel. `isOutboundOwner`: the last call on the session was this

@@ -111,6 +111,13 @@ final class SFTPURLProtocol: BuiltInURLProtocol, @unchecked Sendable {
 
     // MARK: Reports from the job (event-loop thread)
 
+    /// How long a new SSH connection for this load may take to set up: the load's idle timeout
+    /// (``HandlerConfiguration/requestTimeout``), 60 s when it has none.
+    var setupTimeout: TimeInterval {
+        let timeout = builtInClient?.configuration.requestTimeout ?? 60
+        return timeout > 0 ? timeout : 60
+    }
+
     var canAcceptMoreDataFromJob: Bool {
         builtInClient?.canAcceptMoreData ?? true
     }

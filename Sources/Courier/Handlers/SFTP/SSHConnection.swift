@@ -76,9 +76,13 @@ final class SSHConnection: @unchecked Sendable {
     private var wantsRead = false
     private var wantsWrite = false
 
-    init(key: SSHConnectionKey, url: URL, environment: HandlerEnvironment, pool: SSHConnectionPool, loop: SSHEventLoop) {
+    /// `timeout`: how long connecting, the handshake and authentication may take (the delegate's
+    /// time not counted); the idle timeout of the load that made the connection.
+    init(key: SSHConnectionKey, url: URL, timeout: TimeInterval, environment: HandlerEnvironment, pool: SSHConnectionPool,
+         loop: SSHEventLoop) {
         self.key = key
         self.url = url
+        self.timeout = timeout
         self.environment = environment
         self.pool = pool
         self.loop = loop
@@ -105,9 +109,8 @@ final class SSHConnection: @unchecked Sendable {
 
     var isClosed: Bool { phase == .closed }
 
-    var timeout: TimeInterval {
-        environment.requestTimeout > 0 ? environment.requestTimeout : 60
-    }
+    /// How long setting up may take (see ``init(key:url:timeout:environment:pool:loop:)``).
+    let timeout: TimeInterval
 
     // MARK: Jobs
 

@@ -34,7 +34,8 @@ final class SSHConnectionPool: @unchecked Sendable {
             job.fail(URLError(.cancelled, url: job.url, description: "The session was invalidated."))
             return
         }
-        let connection = SSHConnection(key: job.key, url: job.url, environment: environment, pool: self, loop: loop)
+        let connection = SSHConnection(key: job.key, url: job.url, timeout: job.setupTimeout, environment: environment,
+                                       pool: self, loop: loop)
         active[job.key] = connection
         connection.enqueue(job)
         connection.start()

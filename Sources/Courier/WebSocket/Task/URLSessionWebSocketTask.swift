@@ -67,10 +67,10 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable {
     /// The send, receive and ping completion handlers, in order, on the delegate queue.
     let callbacks: WebSocketCallbackQueue
 
-    init(session: URLSession, identifier: Int, request: URLRequest, creationFailure: URLError?) {
+    init(session: URLSession, context: TaskSessionContext, identifier: Int, request: URLRequest, creationFailure: URLError?) {
         webSocket = Locked(WebSocketTaskState(url: request.url))
-        callbacks = WebSocketCallbackQueue(queue: session.delegateQueue)
-        super.init(session: session, identifier: identifier, request: request, completion: .delegate,
+        callbacks = WebSocketCallbackQueue(queue: context.delegateQueue)
+        super.init(session: session, context: context, identifier: identifier, request: request, completion: .delegate,
                    creationFailure: creationFailure)
     }
 

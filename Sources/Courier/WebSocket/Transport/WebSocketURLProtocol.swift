@@ -272,7 +272,8 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
 
     private func presentTrustChallenge(for httpURL: URL, error: URLError, detail: String?) {
         let proxy = environment.proxyDictionary.flatMap { HTTPProxyConfiguration.proxy(for: httpURL, in: $0)?.curlValue }
-        TLSServerTrustChallenge.present(for: httpURL, error: error, detail: detail, environment: environment, proxy: proxy,
+        TLSServerTrustChallenge.present(for: httpURL, error: error, detail: detail, environment: environment,
+                                        timeout: configuration.requestTimeout, proxy: proxy,
                                         deliver: { [weak self] challenge in
                                             guard let self else { return }
                                             client?.urlProtocol(self, didReceive: challenge)
