@@ -1,22 +1,40 @@
-# The background-session part of Benchmarks/run.sh (sourced by it): a download through a
-# background session (the transfer agent) against the same download in a default session, both
-# through the release `courier` tool on the HTTP part's nginx. Each repetition runs the default
-# session (`courier -o FILE URL`) and then the background one (`courier --background ID URL`, which
-# hands the download to a running `courier-agent`, then `courier agent collect ID DIR`, which
-# waits for it and moves the file out), timed from start to the file in place. Reports MB/s, the
-# median of the per-repetition ratios default-seconds ÷ background-seconds (target ≥ 0.9), and the
-# agent's peak RSS (VmHWM) after the repetitions, and again after 200 small downloads were queued
-# at once (target < 64 MiB).
+# The background-session part of Benchmarks/run.sh (sourced by it): like with like, the same
+# Courier download task (`bench-courier http-download`: a delegate that checks the temporary file's
+# size and moves it out, timed from resume() to didCompleteWithError) in a default (ephemeral)
+# session and in a background session (`--background ID`: Courier's transfer agent downloads it and
+# the session hands the file to the delegate), on the HTTP part's nginx. The repetitions are
+# interleaved and alternate which session goes first (odd: default first, even: background first),
+# so neither always gets the warmer cache. Reports MB/s (the median run), the median of the
+# per-repetition ratios default-seconds ÷ background-seconds (target ≥ 0.9), and the agent's peak
+# RSS (VmHWM) after the repetitions, and again after 200 small downloads were queued at once
+# through `courier --background` (target < 64 MiB).
 #
 # Knobs: BENCH_BACKGROUND [1] (0: skip this part), BENCH_BACKGROUND_MIB [1024] (the download's
-# size), BENCH_BACKGROUND_BIN [unset] (a folder with courier and courier-agent already built: no
-# release build); repetitions BENCH_HTTP_REPS.
+# size), BENCH_BACKGROUND_BIN [unset] (a folder with courier and courier-agent already built in
+# release: no build); repetitions BENCH_HTTP_REPS.
 BACKGROUND_PART="${BENCH_BACKGROUND:-1}"
 BACKGROUND_MIB="${BENCH_BACKGROUND_MIB:-1024}"
 BACKGROUND_STATUS="not measured (BENCH_BACKGROUND=0)"
 declare -A BACKGROUND
 
-# background_time KEY COMMAND...: runs COMMAND (a shell snippet) once; appends its seconds to
+# background_download KEY ARGS...: one `bench-courier http-download` run of the background file
+# (ARGS are extra options); appends the seconds it reports to BACKGROUND[KEY:seconds].
+background_download() {
+    local key="$1" rc=0 out seconds; shift
+    out="$(timeout "$((TIMEOUT + 30))" "$BIN/bench-courier" http-download --timeout "$TIMEOUT" \
+        --url "$HTTP_BASE/background.bin?r=$key-$RANDOM" --size "$BACKGROUND_BYTES" \
+        --file "$WORK/background-$key.bin" "$@" 2>&1)" || rc=$?
+    printf '### background %s %s (exit %d)\n%s\n' "$key" "$*" "$rc" "$out" >>"$RAW"
+    seconds="$(awk '$1 == "RESULT" && $2 == "http_download_seconds" { print $3 }' <<<"$out")"
+    if [ "$rc" -ne 0 ] || ! num "$seconds"; then
+        BACKGROUND["$key:failed"]="exit $rc, $(grep -m1 '^NOTE' <<<"$out" || echo 'no result')"
+        log "background: $key download failed (see $RAW)"
+        return 0
+    fi
+    BACKGROUND["$key:seconds"]+="$seconds "
+}
+
+# background_time KEY COMMAND: runs COMMAND (a shell snippet) once; appends its seconds to
 # BACKGROUND[KEY:seconds].
 background_time() {
     local key="$1" t0 t1 rc=0; shift
@@ -31,20 +49,22 @@ background_time() {
 # background_rss PID: the agent's peak RSS in bytes.
 background_rss() { awk '/^VmHWM:/ { print $2 * 1024 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-# background_part: the measurements (inside the HTTP part, after tool_part built courier).
+# background_part: the measurements (inside the HTTP part, while nginx runs; needs bench-courier).
 background_part() {
     [ "$BACKGROUND_PART" = "1" ] || return 0
+    if [ "$COURIER_STATUS" != "measured" ]; then BACKGROUND_STATUS="not measured (no bench-courier)"; return 0; fi
+    local bin home collected file rep agent
     if [ -n "${BENCH_BACKGROUND_BIN:-}" ]; then
-        TOOL_BIN="$BENCH_BACKGROUND_BIN/courier"
+        bin="$BENCH_BACKGROUND_BIN"
     else
-        [ -n "${TOOL_BIN:-}" ] || tool_build || { BACKGROUND_STATUS="not measured (courier did not build)"; return 0; }
-        log "building courier-agent (release)"
-        swift build -c release --package-path "$HERE/.." --product courier-agent >&2 \
-            || { BACKGROUND_STATUS="not measured (courier-agent did not build)"; return 0; }
+        # Products of the Courier dependency, built with the bench-courier build's release Courier.
+        log "building courier-agent and courier (release)"
+        swift build -c release --package-path "$PACKAGE" --product courier-agent >&2 \
+            && swift build -c release --package-path "$PACKAGE" --product courier >&2 \
+            || { BACKGROUND_STATUS="not measured (courier-agent or courier did not build)"; return 0; }
+        bin="$BIN"
     fi
-    local bin home out collected file url rep agent
-    bin="$(dirname "$TOOL_BIN")"
-    home="$WORK/background-home"; out="$WORK/background-default.bin"; collected="$WORK/background-collected"
+    home="$WORK/background-home"; collected="$WORK/background-collected"
     file="$NGX/docroot/background.bin"
     rm -rf "$home" "$collected"; mkdir -p "$home" "$collected"; chmod 700 "$home"
     head -c "$((BACKGROUND_MIB * 1048576))" /dev/urandom >"$file"
@@ -55,30 +75,29 @@ background_part() {
     for _ in $(seq 100); do [ -S "$home/Background/run/agent.sock" ] && break; sleep 0.1; done
     BACKGROUND_STATUS="measured"
     BACKGROUND_LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
+    sync
     for ((rep = 1; rep <= HTTP_REPS; rep++)); do
-        url="$HTTP_BASE/background.bin?r=bg-$rep"
-        log "default session, then background session, $BACKGROUND_MIB MiB ($rep/$HTTP_REPS)"
-        background_time default "'$TOOL_BIN' -sS -o '$out' '$url-default'"
-        [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" = "$BACKGROUND_BYTES" ] || BACKGROUND["default:failed"]="short file"
-        rm -f "$out"
-        background_time background "'$TOOL_BIN' --background bench-$rep '$url' >/dev/null && '$TOOL_BIN' agent collect bench-$rep '$collected' >/dev/null"
-        [ "$(stat -c %s "$collected/1-background.bin" 2>/dev/null || echo 0)" = "$BACKGROUND_BYTES" ] || BACKGROUND["background:failed"]="short file"
-        rm -f "$collected"/*
-        sync
+        log "background part, $BACKGROUND_MIB MiB download task: default and background session ($rep/$HTTP_REPS)"
+        if ((rep % 2)); then
+            background_download default; sync
+            background_download background --background "bench-$rep"; sync
+        else
+            background_download background --background "bench-$rep"; sync
+            background_download default; sync
+        fi
     done
+    BACKGROUND_LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
     BACKGROUND["rss:large"]="$(background_rss "$agent")"
-    # 200 small downloads queued at once, then collected.
+    # 200 small downloads queued at once by the command line, then collected.
     local urls=()
-    for ((rep = 1; rep <= 200; rep++)); do urls+=("$HTTP_BASE/background.bin?r=small-$rep&bytes=1"); done
     printf 'small file\n' >"$NGX/docroot/small.txt"
-    urls=()
     for ((rep = 1; rep <= 200; rep++)); do urls+=("$HTTP_BASE/small.txt?r=$rep"); done
-    background_time queue200 "'$TOOL_BIN' --background bench-200 ${urls[*]} >/dev/null && '$TOOL_BIN' agent collect bench-200 '$collected' >/dev/null"
+    background_time queue200 "'$bin/courier' --background bench-200 ${urls[*]} >/dev/null && '$bin/courier' agent collect bench-200 '$collected' >/dev/null"
     BACKGROUND["rss:queued"]="$(background_rss "$agent")"
     kill "$agent" 2>/dev/null || true
     wait "$agent" 2>/dev/null || true
     unset COURIER_DATA_HOME COURIER_AGENT_PATH COURIER_AGENT_IDLE_EXIT
-    rm -rf "$home" "$collected" "$file" "$NGX/docroot/small.txt"
+    rm -rf "$home" "$collected" "$file" "$NGX/docroot/small.txt" "$WORK"/background-*.bin
 }
 
 # background_table: the background section of the Markdown table.
@@ -102,11 +121,13 @@ background_table() {
     cat <<EOF
 ## Background sessions (nginx on 127.0.0.1)
 
-A ${BACKGROUND_MIB} MiB file of random bytes over plain HTTP through the release \`courier\`: in a default
-session (\`courier -o FILE\`) and through a background session (\`courier --background\` hands it to a
-running \`courier-agent\`, \`courier agent collect\` waits for it and moves the file out), timed to the file in
-place. In each of the $HTTP_REPS repetitions the default session runs first; MB/s is the median run, the
-ratio the median of the per-repetition ratios. Load average (1, 5, 15 min) when this part started: $BACKGROUND_LOAD.
+A ${BACKGROUND_MIB} MiB file of random bytes over plain HTTP, fetched by the same Courier download task
+(release \`bench-courier http-download\`, timed from \`resume()\` to \`didCompleteWithError\`, the delegate
+moving the file out) in a default session and in a background session (a running release
+\`courier-agent\` downloads it). $HTTP_REPS interleaved repetitions, alternating which session goes first; MB/s
+is the median run, the ratio the median of the per-repetition ratios. Seconds per repetition (default):
+${BACKGROUND[default:seconds]:-}; (background): ${BACKGROUND[background:seconds]:-}. Load average (1, 5, 15
+min) when this part started: $BACKGROUND_LOAD; when the downloads ended: $BACKGROUND_LOAD_END.
 
 | Measurement | default session | background session | background ÷ default | Target | Met |
 | --- | ---: | ---: | ---: | --- | --- |

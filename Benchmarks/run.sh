@@ -28,6 +28,8 @@
 #   BENCH_SFTP [1]            0: skip the SFTP measurements (they need OpenSSH's sshd; see sftp-part.sh)
 #   BENCH_SFTP_MIB [512]      size of the SFTP download and upload, MiB
 #   BENCH_TOOL [1]            0: skip the courier tool's -o / -T against curl's (see tool-part.sh)
+#   BENCH_BACKGROUND [1]      0: skip the download task in a background against a default session
+#                             (see background-part.sh)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -69,6 +71,8 @@ source "$HERE/ftp-part.sh"
 source "$HERE/sftp-part.sh"
 # The courier tool part: courier -o / -T against curl's, on the HTTP part's nginx.
 source "$HERE/tool-part.sh"
+# The background-session part: the same download task in a default and a background session.
+source "$HERE/background-part.sh"
 if [ "${#NEEDED[@]}" -gt 0 ]; then
     log "installing ${NEEDED[*]}"
     SUDO=""
@@ -499,6 +503,7 @@ if [ "$HTTP_STATUS" = "measured" ]; then
         rm -f "$NGX/dav/upload/curl-upload-$rep.bin"
     done
     tool_part
+    background_part
     kill "$NGINX_PID" 2>/dev/null || true
     wait "$NGINX_PID" 2>/dev/null || true
     NGINX_PID=""
@@ -730,6 +735,7 @@ fi
 if [ "$FTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(ftp_table)"; fi
 if [ "$SFTP_PART" = "1" ]; then TABLE+=$'\n\n'"$(sftp_table)"; fi
 if [ "$HTTP_STATUS" = "measured" ] && [ "$TOOL_PART" = "1" ]; then TABLE+=$'\n\n'"$(tool_table)"; fi
+if [ "$HTTP_STATUS" = "measured" ] && [ "$BACKGROUND_PART" = "1" ]; then TABLE+=$'\n\n'"$(background_table)"; fi
 for key in "${!V[@]}"; do
     case "$key" in *:crash) TABLE+=$'\n'"Crashed: ${key%:crash} (${V[$key]})." ;; esac
 done

@@ -43,16 +43,7 @@ extension Agent {
             let error = AgentErrorRecord(code: .timedOut, message:
                 "The task did not finish within its resource timeout (timeoutIntervalForResource, \(Int(timeout)) s from its creation).",
                 url: row.request.url)
-            if var entry = state.tasks[row.key], let download = entry.transfer as? URLSessionDownloadTask,
-               case .complete = entry.lifecycle.cancel() {
-                // A running download: its transfer stops keeping its resume data for the app.
-                state.transfers[ObjectIdentifier(download)] = nil
-                entry.transfer = nil
-                state.tasks[row.key] = entry
-                effects.timeouts.append((download, row.key, error))
-            } else if let ended = try? endLocked(&state, row.key, error, keepingResumeData: true) {
-                effects.merge(ended)
-            }
+            if let ended = try? endKeepingResumeDataLocked(&state, row.key, error) { effects.merge(ended) }
         }
         return effects
     }

@@ -75,8 +75,8 @@ extension Agent {
         for (reply, answer) in effects.answers { reply.deliver(answer) }
         for task in effects.cancels { task.cancel() }
         for (task, key) in effects.suspends { stopKeepingResumeData(task, key) }
-        for (task, key, error) in effects.timeouts {
-            task.cancel { [self] data in perform(timedOut(key, error, resumeData: data)) }
+        for (task, key, error) in effects.endings {
+            task.cancel { [self] data in perform(endedKeepingResumeData(key, error, resumeData: data)) }
         }
         for path in effects.removals { unlink(path) }
         var follow = AgentEffects()
@@ -289,9 +289,10 @@ extension Agent {
         perform(effects)
     }
 
-    /// A running download stopped at its resource timeout: it completes with `error` and the
-    /// resume data of what it had (its partial file is kept, as for any failed download).
-    private func timedOut(_ key: AgentTaskKey, _ error: AgentErrorRecord, resumeData: Data?) -> AgentEffects {
+    /// A running download stopped at its resource timeout or by `cancel(byProducingResumeData:)`:
+    /// it completes with `error` and the resume data of what it had (its partial file is kept, as
+    /// for any failed download).
+    private func endedKeepingResumeData(_ key: AgentTaskKey, _ error: AgentErrorRecord, resumeData: Data?) -> AgentEffects {
         state.withLock { state in
             guard let entry = state.tasks[key], entry.row.phase != .completed else { return AgentEffects() }
             var kept: Data?

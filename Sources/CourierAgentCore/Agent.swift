@@ -125,6 +125,11 @@ final class Agent: Sendable {
                 case .cancel(let taskID):
                     effects.merge(try cancel(&state, AgentTaskKey(session: try boundSession(state, client), taskID: taskID)))
                     connection.reply(id, .done)
+                case .cancelProducingResumeData(let taskID):
+                    let key = AgentTaskKey(session: try boundSession(state, client), taskID: taskID)
+                    let error = AgentErrorRecord(code: .cancelled, message: "The task was cancelled.", url: state.tasks[key]?.row.request.url)
+                    effects.merge(try endKeepingResumeDataLocked(&state, key, error))
+                    connection.reply(id, .done)
                 case .cancelTask(let session, let taskID):
                     effects.merge(try cancel(&state, AgentTaskKey(session: session, taskID: taskID)))
                     connection.reply(id, .done)
@@ -281,6 +286,23 @@ final class Agent: Sendable {
         try completeLocked(&state, key, AgentCompletion(file: nil, error: error, response: entry.row.response,
                                                          counts: entry.row.counts, body: nil, resumeData: kept))
         return effects
+    }
+
+    /// Ends a task with `error`, handing the app the resume data of what it has: a running
+    /// download's transfer is stopped producing it (the completion follows once it has), else the
+    /// partial file its stored resume data names is kept (``endLocked(_:_:_:keepingResumeData:)``).
+    /// For a resource timeout and `cancel(byProducingResumeData:)`.
+    func endKeepingResumeDataLocked(_ state: inout AgentState, _ key: AgentTaskKey, _ error: AgentErrorRecord) throws -> AgentEffects {
+        if var entry = state.tasks[key], let download = entry.transfer as? URLSessionDownloadTask,
+           case .complete = entry.lifecycle.cancel() {
+            state.transfers[ObjectIdentifier(download)] = nil
+            entry.transfer = nil
+            state.tasks[key] = entry
+            var effects = AgentEffects()
+            effects.endings.append((download, key, error))
+            return effects
+        }
+        return try endLocked(&state, key, error, keepingResumeData: true)
     }
 
     private func suspend(_ state: inout AgentState, _ key: AgentTaskKey) throws -> AgentEffects {

@@ -13,14 +13,15 @@ struct AgentEffects: Sendable {
     var suspends: [(task: URLSessionTask, key: AgentTaskKey)] = []
     /// Files to remove (partial downloads of ended tasks, upload bodies).
     var removals: [String] = []
-    /// Running downloads past their resource timeout: stopped keeping their resume data, which
-    /// the task's `timedOut` completion then carries.
-    var timeouts: [(task: URLSessionDownloadTask, key: AgentTaskKey, error: AgentErrorRecord)] = []
+    /// Running downloads ended keeping what they have (past their resource timeout, or
+    /// `cancel(byProducingResumeData:)`): stopped producing their resume data, which the task's
+    /// completion with `error` then carries.
+    var endings: [(task: URLSessionDownloadTask, key: AgentTaskKey, error: AgentErrorRecord)] = []
     /// Answers to pass to waiting transfers (`nil`: the default).
     var answers: [(reply: AgentQuestionReply, answer: AgentAnswer?)] = []
 
     /// Whether there is nothing to do.
-    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && suspends.isEmpty && removals.isEmpty && answers.isEmpty && timeouts.isEmpty }
+    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && suspends.isEmpty && removals.isEmpty && answers.isEmpty && endings.isEmpty }
 
     /// Adds `other`'s work after this one's.
     mutating func merge(_ other: AgentEffects) {
@@ -29,7 +30,7 @@ struct AgentEffects: Sendable {
         suspends += other.suspends
         removals += other.removals
         answers += other.answers
-        timeouts += other.timeouts
+        endings += other.endings
     }
 }
 

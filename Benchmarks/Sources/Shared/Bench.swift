@@ -18,6 +18,11 @@
 //                                             a large body fetched by a download task, moved to PATH
 //   http-upload    --url URL --file PATH      PATH sent by an upload task (PUT; MB/s, peak RSS)
 //                                             http-download and http-upload also take ftp: URLs
+//                   [--background IDENTIFIER]  http-download only, Courier only: the same download
+//                                             task in URLSessionConfiguration.background(withIdentifier:)
+//                                             (carried out by Courier's transfer agent; set
+//                                             COURIER_AGENT_PATH when courier-agent is not next to
+//                                             this binary)
 //   info                                      which implementation this binary uses
 // https: Courier accepts the server's certificate by answering the server-trust challenge with
 // URLCredential(trust:). FoundationNetworking has no server-trust challenge on Linux: it trusts
@@ -140,6 +145,8 @@ struct Options {
     var url: URL?
     var size: Int?
     var timeout: Double = 300
+    /// `--background IDENTIFIER`: run http-download in a background session with this identifier.
+    var background: String?
 
     static func parse(_ arguments: [String]) -> Options? {
         var options = Options()
@@ -155,6 +162,7 @@ struct Options {
             case "--url": guard let url = URL(string: value) else { return nil }; options.url = url
             case "--size": guard let n = Int(value), n > 0 else { return nil }; options.size = n
             case "--timeout": guard let s = Double(value), s > 0 else { return nil }; options.timeout = s
+            case "--background": guard !value.isEmpty else { return nil }; options.background = value
             default: return nil
             }
         }
@@ -625,11 +633,26 @@ func benchHTTPData(url: URL, size: Int, timeout: Double) {
 }
 
 /// 7. A large body fetched by a download task with a delegate that checks the temporary file's size
-/// and moves it to `destination`, as an app would; timed until `didCompleteWithError`.
-func benchHTTPDownload(url: URL, size: Int, destination: URL, timeout: Double) {
+/// and moves it to `destination`, as an app would; timed until `didCompleteWithError`. With a
+/// `background` identifier (Courier only) the same task runs in a background session: Courier's
+/// transfer agent downloads it and the session hands the file to the delegate.
+func benchHTTPDownload(url: URL, size: Int, destination: URL, timeout: Double, background: String?) {
     defer { try? FileManager.default.removeItem(at: destination) }
+    let configuration: URLSessionConfiguration
+    if let background {
+        #if USE_COURIER
+        configuration = .background(withIdentifier: background)
+        #else
+        // FoundationNetworking marks background(withIdentifier:) unavailable.
+        note("background sessions are unavailable in FoundationNetworking (identifier \(background))")
+        result("http_download_mbps", "unsupported", "MB/s")
+        return
+        #endif
+    } else {
+        configuration = .ephemeral
+    }
     let probe = DownloadProbe(destination: destination)
-    let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
+    let session = URLSession(configuration: configuration, delegate: probe, delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }
     let baseline = currentRSS()
 
@@ -729,7 +752,7 @@ struct Bench {
           file-read      --file PATH   (reference: Data(contentsOf:), no URLSession)
           http-get       --url URL [--count N (5000)] [--window N (1)] [--size BYTES]
           http-data      --url URL --size BYTES
-          http-download  --url URL --size BYTES --file DESTINATION
+          http-download  --url URL --size BYTES --file DESTINATION [--background IDENTIFIER]
           http-upload    --url URL --file PATH
           info
         every measurement also takes --timeout SECONDS (300)
@@ -768,7 +791,8 @@ struct Bench {
             benchHTTPData(url: url, size: size, timeout: options.timeout)
         case "http-download":
             guard let url = options.url, let size = options.size, let file = options.file else { usageError() }
-            benchHTTPDownload(url: url, size: size, destination: URL(fileURLWithPath: file), timeout: options.timeout)
+            benchHTTPDownload(url: url, size: size, destination: URL(fileURLWithPath: file), timeout: options.timeout,
+                              background: options.background)
         case "http-upload":
             guard let url = options.url, let file = options.file else { usageError() }
             benchHTTPUpload(url: url, file: file, timeout: options.timeout)

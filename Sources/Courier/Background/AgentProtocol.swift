@@ -44,6 +44,9 @@ package enum AgentRequest: Codable, Sendable, Equatable {
     case enqueue(AgentTaskSpec)
     /// Cancels a task; answered once the cancellation is in the database.
     case cancel(taskID: Int)
+    /// Cancels a download keeping what it has (`cancel(byProducingResumeData:)`): its completion
+    /// carries the resume data, and the partial file stays for the app, as a failed download's.
+    case cancelProducingResumeData(taskID: Int)
     /// Suspends a task (its transfer stops, keeping what it has).
     case suspend(taskID: Int)
     /// Resumes a suspended task.

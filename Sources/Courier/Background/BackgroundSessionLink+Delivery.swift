@@ -119,14 +119,18 @@ extension BackgroundSessionLink {
     private func complete(_ task: URLSessionTask, _ link: BackgroundTaskLink, _ completion: AgentCompletion, _ session: URLSession) {
         let url = task.originalRequest?.url
         let error = completion.error.map { record in completion.resumeData.map { record.urlError.addingResumeData($0) } ?? record.urlError }
-        let first = link.update { state -> Bool in
-            guard state.phase != .completed else { return false }
+        let (first, handler) = link.update { state -> (Bool, UncheckedSendable<(Data?) -> Void>?) in
+            let handler = state.resumeDataHandler
+            state.resumeDataHandler = nil
+            guard state.phase != .completed else { return (false, handler) }
             state.phase = .completed
             state.counts = completion.counts
             if let response = completion.response?.urlResponse() { state.response = response }
             state.error = error
-            return true
+            return (true, handler)
         }
+        // `cancel(byProducingResumeData:)`'s handler, before `didCompleteWithError`.
+        handler?.value(first ? completion.resumeData : nil)
         guard first else {
             if let file = completion.file { unlink(file) }
             return

@@ -197,11 +197,20 @@ final class BackgroundSessionLink: Sendable {
     }
 
     /// Cancels a task: in the agent when it holds it (the completion comes back as an event),
-    /// here when it was never resumed or the agent cannot be reached.
-    func cancel(_ task: URLSessionTask, _ link: BackgroundTaskLink) {
+    /// here when it was never resumed or the agent cannot be reached. With `handler`
+    /// (`cancel(byProducingResumeData:)`), the agent keeps what the download has and the handler
+    /// gets its resume data with the completion.
+    func cancel(_ task: URLSessionTask, _ link: BackgroundTaskLink,
+                producingResumeData handler: UncheckedSendable<(Data?) -> Void>? = nil) {
         let previous = link.update { task -> BackgroundTaskState.Phase in
             let previous = task.phase
-            if case .submitted = previous { task.phase = .canceling }
+            switch previous {
+            case .created, .submitted:
+                if case .submitted = previous { task.phase = .canceling }
+                if handler != nil { task.resumeDataHandler = handler }
+            case .canceling, .completed:
+                break
+            }
             return previous
         }
         let url = task.originalRequest?.url
@@ -210,13 +219,15 @@ final class BackgroundSessionLink: Sendable {
         case .created:
             completeLocally(task, link, cancelled)
         case .submitted:
+            let request: AgentRequest = handler == nil ? .cancel(taskID: task.taskIdentifier)
+                : .cancelProducingResumeData(taskID: task.taskIdentifier)
             do {
-                _ = try connectIfNeeded(url: url).request(.cancel(taskID: task.taskIdentifier), url: url)
+                _ = try connectIfNeeded(url: url).request(request, url: url)
             } catch {
                 completeLocally(task, link, cancelled)
             }
         case .canceling, .completed:
-            return
+            if let handler { task.session?.delegateQueue.addOperation { handler.value(nil) } }
         }
     }
 

@@ -56,6 +56,8 @@ struct BackgroundTaskState: Sendable {
     }
 
     var phase: Phase
+    /// `cancel(byProducingResumeData:)`'s handler, called with the completion's resume data.
+    var resumeDataHandler: UncheckedSendable<(Data?) -> Void>?
     var counts = AgentByteCounts()
     var response: URLResponse?
     var error: URLError?
@@ -83,12 +85,12 @@ final class BackgroundDownloadTask: URLSessionDownloadTask, @unchecked Sendable 
     override func suspend() { background.session.suspend(self, background) }
     /// Cancels the task in the agent; its completion follows with `URLError.cancelled`.
     override func cancel() { background.session.cancel(self, background) }
-    /// Cancels the task in the agent. A background download's partial file stays with the agent,
-    /// so the handler gets `nil`.
+    /// Cancels the task in the agent keeping what it downloaded: on the delegate queue, just before
+    /// `didCompleteWithError(cancelled)`, the handler gets the resume data the agent produced (the
+    /// partial file stays in the agent's `downloads/`, as a failed download's), or `nil` when there
+    /// is none (never resumed, already ended, or the agent unreachable).
     override func cancel(byProducingResumeData completionHandler: @escaping (Data?) -> Void) {
-        let handler = UncheckedSendable(completionHandler)
-        background.session.cancel(self, background)
-        session?.delegateQueue.addOperation { handler.value(nil) }
+        background.session.cancel(self, background, producingResumeData: UncheckedSendable(completionHandler))
     }
     /// The agent's view of the task.
     override var state: URLSessionTask.State { background.taskState }

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import Courier
 
-/// A background download that fails carries resume data, as on Apple's platforms, and
-/// `downloadTask(withResumeData:)` in a background session continues it in the agent.
+/// A background download that fails, or is cancelled by `cancel(byProducingResumeData:)`, carries
+/// resume data, as on Apple's platforms, and `downloadTask(withResumeData:)` in a background session
+/// continues it in the agent.
 @Suite("Background resume data", .serialized)
 struct BackgroundResumeDataTests {
     @Test("the resource timeout (from creation) fails a download with resume data; downloadTask(withResumeData:) finishes it with a Range request")
@@ -24,15 +25,50 @@ struct BackgroundResumeDataTests {
         let resumeData = try #require(error?.downloadTaskResumeData, "no resume data in \(String(describing: error))")
         let kept = sandbox.partialFiles
 
-        let second = BackgroundRecorder()
-        let patient = URLSession(configuration: sandbox.configuration("resumed"), delegate: second, delegateQueue: nil)
-        defer { patient.invalidateAndCancel() }
-        let resumed = patient.downloadTask(withResumeData: resumeData)
+        let finished = await Self.finishInNewSession(resumeData, identifier: "resumed", sandbox: sandbox, nginx: nginx, marker: marker)
+        #expect(failed && error?.code == .timedOut && kept.count == 1 && finished && sandbox.partialFiles.isEmpty)
+    }
+
+    @Test("cancel(byProducingResumeData:) of a running background download hands the agent's resume data; downloadTask(withResumeData:) finishes it with a Range request")
+    func cancelProducingResumeDataResumesInTheAgent() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let marker = UUID().uuidString
+        let first = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("kept"), delegate: first, delegateQueue: nil)
+        let task = session.downloadTask(with: nginx.url("/slow/big.bin?bg=\(marker)"))
+        task.resume()
+        let started = await waitUntil { first.state.current.written >= 1 << 20 }
+        let handed = Locked<Data??>(nil)
+        task.cancel { data in handed.withLock { $0 = .some(data) } }
+        let cancelled = await waitUntil {
+            first.state.current.completions[task.taskIdentifier] != nil && handed.withLock({ $0 }) != nil
+        }
+        session.finishTasksAndInvalidate()
+        let resumeData = try #require(handed.withLock({ $0 }) ?? nil, "cancel(byProducingResumeData:) handed no resume data")
+        let error = first.state.current.completions[task.taskIdentifier] ?? nil
+        let kept = sandbox.partialFiles
+
+        let finished = await Self.finishInNewSession(resumeData, identifier: "kept", sandbox: sandbox, nginx: nginx, marker: marker)
+        #expect(started && cancelled && error?.code == .cancelled && error?.downloadTaskResumeData == resumeData && kept.count == 1
+                && finished && sandbox.partialFiles.isEmpty)
+    }
+
+    /// Continues `resumeData` with `downloadTask(withResumeData:)` in a new session of `identifier`:
+    /// `true` when the agent ran it (a background task), the file is nginx's big file, and nginx
+    /// logged a 206 for the request tagged `marker`.
+    private static func finishInNewSession(_ resumeData: Data, identifier: String, sandbox: BackgroundSandbox,
+                                           nginx: NginxServer, marker: String) async -> Bool {
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration(identifier), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let resumed = session.downloadTask(withResumeData: resumeData)
         resumed.resume()
-        let done = await waitUntil(timeout: 90 * testTimeScale) { second.state.current.completions[resumed.taskIdentifier] != nil }
+        let done = await waitUntil(timeout: 90 * testTimeScale) { recorder.state.current.completions[resumed.taskIdentifier] != nil }
         let log = (try? String(contentsOf: nginx.prefix.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
         let ranged = log.split(separator: "\n").contains { $0.contains("bg=\(marker)") && $0.contains("\" 206 ") }
-        #expect(failed && error?.code == .timedOut && kept.count == 1 && resumed is BackgroundDownloadTask && done
-                && second.state.current.files[resumed.taskIdentifier]?.hash == nginx.bigHash && ranged && sandbox.partialFiles.isEmpty)
+        return resumed is BackgroundDownloadTask && done && recorder.state.current.files[resumed.taskIdentifier]?.hash == nginx.bigHash
+            && ranged
     }
 }
