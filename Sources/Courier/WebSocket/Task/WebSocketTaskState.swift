@@ -62,10 +62,8 @@ struct WebSocketTaskState: Sendable {
     /// `maximumMessageSize`; a change applies to the next frame.
     var maximumMessageSize = WebSocketMessageAssembler.defaultMaximumMessageSize {
         didSet {
-            if case .open(var machine) = phase {
-                machine.maximumMessageSize = maximumMessageSize
-                phase = .open(machine)
-            }
+            let limit = maximumMessageSize
+            withMachine { $0.maximumMessageSize = limit }
         }
     }
     /// The close code: `.invalid` until the connection ended.
@@ -109,9 +107,8 @@ struct WebSocketTaskState: Sendable {
         case .connecting:
             beforeOpen.append(.send(message, handler))
             return []
-        case .open(var machine):
-            let result = machine.send(message)
-            phase = .open(machine)
+        case .open:
+            guard let result = withMachine({ $0.send(message) }) else { return [] }
             switch result {
             case .success(let bytes): return [.write(bytes, written: handler)]
             case .failure(let error): return [.complete(handler, error.urlError(url: url))]
@@ -127,9 +124,8 @@ struct WebSocketTaskState: Sendable {
         case .connecting:
             beforeOpen.append(.ping(handler))
             return []
-        case .open(var machine):
-            let result = machine.sendPing()
-            phase = .open(machine)
+        case .open:
+            guard let result = withMachine({ $0.sendPing() }) else { return [] }
             switch result {
             case .success(let bytes):
                 pings.append(handler)
@@ -159,9 +155,7 @@ struct WebSocketTaskState: Sendable {
     /// `cancel(with:reason:)` on an open connection: the close frame, then the timer. Before the
     /// handshake, or after the end, it does nothing (the task cancels).
     mutating func close(code: WebSocketCloseCode, reason: Data?) -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.close(code: code, reason: reason)
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.close(code: code, reason: reason) }) else { return [] }
         return convert(actions) + (actions.isEmpty ? [] : [.armCloseTimer])
     }
 
@@ -186,25 +180,19 @@ struct WebSocketTaskState: Sendable {
 
     /// Bytes arrived.
     mutating func receivedBytes(_ bytes: some Sequence<UInt8>) -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.receivedBytes(bytes)
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.receivedBytes(bytes) }) else { return [] }
         return convert(actions) + readingActions()
     }
 
     /// The close handshake's timer fired.
     mutating func closeTimedOut() -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.closeHandshakeTimedOut()
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.closeHandshakeTimedOut() }) else { return [] }
         return convert(actions)
     }
 
     /// The transport closed under the connection.
     mutating func transportClosed() -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.transportClosed()
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.transportClosed() }) else { return [] }
         return convert(actions)
     }
 
@@ -213,9 +201,8 @@ struct WebSocketTaskState: Sendable {
     /// connection another way.
     mutating func cancel(with error: any Error) -> [Action] {
         var actions: [Action] = []
-        if case .open(var machine) = phase {
-            actions = convert(machine.close(code: .invalid, reason: nil))
-            phase = .open(machine)
+        if let closing = withMachine({ $0.close(code: .invalid, reason: nil) }) {
+            actions = convert(closing)
         }
         return actions + taskEnded(with: error)
     }
@@ -229,6 +216,19 @@ struct WebSocketTaskState: Sendable {
         closeCode = wasOpen ? .abnormalClosure : closeCode
         endError = error
         return failWaiting(with: error)
+    }
+
+    /// Runs `body` on the open connection's protocol machine; `nil` when the connection is not
+    /// open. The machine is moved out of `phase` while `body` runs, so the decoder's buffer has one
+    /// owner and grows in place: a copy left in `phase` would make every read of a large frame copy
+    /// all of it so far (copy-on-write).
+    @discardableResult
+    private mutating func withMachine<R>(_ body: (inout WebSocketConnectionStateMachine) -> R) -> R? {
+        guard case .open(var machine) = phase else { return nil }
+        phase = .connecting
+        let result = body(&machine)
+        phase = .open(machine)
+        return result
     }
 
     // MARK: Converting the protocol's actions

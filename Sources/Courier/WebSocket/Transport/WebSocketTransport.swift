@@ -24,6 +24,9 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
     static let closeLinger: TimeInterval = 2
     /// The most bytes read in one pass before the loop gets to its other sockets.
     static let readPassLimit = 1 << 20
+    /// The most bytes one `curl_easy_recv` takes, into a buffer that lives only for the pass: an
+    /// idle connection holds no read buffer.
+    static let readChunk = 64 * 1024
 
     private struct PendingWrite {
         var bytes: Data
@@ -49,7 +52,6 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
     private var queue: [PendingWrite] = []
     private var reading = true
     private var interest: (readable: Bool, writable: Bool) = (false, false)
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Bytes handed to the socket and read from it, for metrics and tests.
     private(set) var bytesSent: Int64 = 0
     private(set) var bytesReceived: Int64 = 0
@@ -176,13 +178,20 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
 
     /// Reads until the socket has nothing more, reading is turned off, or one pass's limit.
     private func readAvailable() {
+        let morePending = withUnsafeTemporaryAllocation(byteCount: Self.readChunk, alignment: 1) { readAvailable(into: $0) }
+        // More may wait; let the loop serve its other sockets first.
+        if morePending { loop.poke(socket) }
+    }
+
+    /// One read pass into `buffer`; `true` when it stopped at the pass's limit.
+    private func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         var total = 0
         while total < Self.readPassLimit {
             enum Read { case bytes(Int), wouldBlock, ended(URLError?), stopped }
             let read: Read = lock.withLock {
                 guard case .open = phase, reading, let easy = connection?.easy else { return .stopped }
                 var received = 0
-                let result = buffer.withUnsafeMutableBytes { curl_easy_recv(easy, $0.baseAddress, $0.count, &received) }
+                let result = curl_easy_recv(easy, buffer.baseAddress, buffer.count, &received)
                 if result == CURLE_AGAIN { return .wouldBlock }
                 if result == CURLE_OK, received > 0 {
                     bytesReceived += Int64(received)
@@ -197,17 +206,16 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
                 total += count
                 let delegate = lock.withLock { self.delegate }
                 // Only this thread reads: `buffer` is not touched until the delegate returns.
-                buffer.withUnsafeBytes { delegate?.transport(self, didReceive: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                delegate?.transport(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             case .wouldBlock, .stopped:
-                return
+                return false
             case .ended(let error):
                 peerClosed(error ?? URLError(.networkConnectionLost, url: url,
                                              description: "The WebSocket server closed the connection."))
-                return
+                return false
             }
         }
-        // More may wait; let the loop serve its other sockets first.
-        loop.poke(socket)
+        return true
     }
 
     /// The peer closed the connection or it failed: report it once and close.
