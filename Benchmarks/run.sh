@@ -28,6 +28,9 @@
 #   BENCH_SFTP [1]            0: skip the SFTP measurements (they need OpenSSH's sshd; see sftp-part.sh)
 #   BENCH_SFTP_MIB [512]      size of the SFTP download and upload, MiB
 #   BENCH_TOOL [1]            0: skip the courier tool's -o / -T against curl's (see tool-part.sh)
+#   BENCH_WEBSOCKET [0]       1: also run websocket-part.sh (Courier's WebSocket client against
+#                             websocket-kit's, swift-websocket's and Python's; its own package,
+#                             which builds swift-nio) and append its table
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -733,5 +736,14 @@ if [ "$HTTP_STATUS" = "measured" ] && [ "$TOOL_PART" = "1" ]; then TABLE+=$'\n\n
 for key in "${!V[@]}"; do
     case "$key" in *:crash) TABLE+=$'\n'"Crashed: ${key%:crash} (${V[$key]})." ;; esac
 done
+
+if [ "${BENCH_WEBSOCKET:-0}" = "1" ]; then
+    log "the WebSocket part (websocket-part.sh)"
+    if "$HERE/websocket-part.sh" >/dev/null; then
+        TABLE+=$'\n\n'"$(cat "$RESULTS/websocket.md")"
+    else
+        TABLE+=$'\n\n'"WebSocket part: failed (see Benchmarks/results/websocket-raw.txt)."
+    fi
+fi
 
 printf '%s\n' "$TABLE" | tee "$RESULTS/latest.md"

@@ -16,9 +16,9 @@ import Foundation
 ///   sends and pings fail with the end's error.
 struct WebSocketTaskState: Sendable {
     /// What to do with a received message or an error.
-    typealias ReceiveHandler = @Sendable (Result<WebSocketMessage, any Error>) -> Void
+    typealias ReceiveHandler = WebSocketCallback<Result<WebSocketMessage, any Error>>
     /// What to do once a send's or a ping's outcome is known.
-    typealias CompletionHandler = @Sendable ((any Error)?) -> Void
+    typealias CompletionHandler = WebSocketCallback<(any Error)?>
 
     /// Received bytes held for receives that have not come yet, past which reading stops.
     static let bufferLimit = 64 * 1024
@@ -33,8 +33,10 @@ struct WebSocketTaskState: Sendable {
         case receive(ReceiveHandler, Result<WebSocketMessage, any Error>)
         /// Call a send's or ping's handler.
         case complete(CompletionHandler, (any Error)?)
-        /// Turn the transport's reading on or off.
-        case setReading(Bool)
+        /// Turn the transport's reading on or off. `order` counts the changes: actions are carried
+        /// out after unlocking, possibly on two threads at once, so the transport applies a change
+        /// only if no later one was applied before it (or a stale "off" could stop reading for good).
+        case setReading(Bool, order: Int)
         /// Close the transport once what is written is out.
         case closeTransport
         /// Start the close handshake's timer (Courier sent its close frame).
@@ -78,6 +80,8 @@ struct WebSocketTaskState: Sendable {
     private var receivers: [ReceiveHandler] = []
     private var pings: [CompletionHandler] = []
     private var reading = true
+    /// How many times `reading` changed: the `order` of the last ``Action/setReading(_:order:)``.
+    private var readingChanges = 0
 
     /// A task's state before its handshake.
     init(url: URL?) {
@@ -102,7 +106,13 @@ struct WebSocketTaskState: Sendable {
     // MARK: The app's operations
 
     /// `send(_:completionHandler:)`.
-    mutating func send(_ message: WebSocketMessage, _ handler: @escaping CompletionHandler) -> [Action] {
+    /// `direct`: the async form's handler (``WebSocketCallback``).
+    mutating func send(_ message: WebSocketMessage, _ handler: @escaping @Sendable ((any Error)?) -> Void,
+                       direct: Bool = false) -> [Action] {
+        send(message, CompletionHandler(handler, direct: direct))
+    }
+
+    private mutating func send(_ message: WebSocketMessage, _ handler: CompletionHandler) -> [Action] {
         switch phase {
         case .connecting:
             beforeOpen.append(.send(message, handler))
@@ -119,7 +129,11 @@ struct WebSocketTaskState: Sendable {
     }
 
     /// `sendPing(pongReceiveHandler:)`.
-    mutating func sendPing(_ handler: @escaping CompletionHandler) -> [Action] {
+    mutating func sendPing(_ handler: @escaping @Sendable ((any Error)?) -> Void, direct: Bool = false) -> [Action] {
+        sendPing(CompletionHandler(handler, direct: direct))
+    }
+
+    private mutating func sendPing(_ handler: CompletionHandler) -> [Action] {
         switch phase {
         case .connecting:
             beforeOpen.append(.ping(handler))
@@ -139,7 +153,9 @@ struct WebSocketTaskState: Sendable {
     }
 
     /// `receive(completionHandler:)`.
-    mutating func receive(_ handler: @escaping ReceiveHandler) -> [Action] {
+    mutating func receive(_ handler: @escaping @Sendable (Result<WebSocketMessage, any Error>) -> Void,
+                          direct: Bool = false) -> [Action] {
+        let handler = ReceiveHandler(handler, direct: direct)
         if !received.isEmpty {
             let message = received.removeFirst()
             receivedBytes -= Self.size(of: message)
@@ -288,7 +304,8 @@ struct WebSocketTaskState: Sendable {
         let full = receivedBytes >= Self.bufferLimit || received.count >= Self.bufferCountLimit
         guard full == reading, isOpen else { return [] }
         reading = !full
-        return [.setReading(reading)]
+        readingChanges += 1
+        return [.setReading(reading, order: readingChanges)]
     }
 
     private static func size(of message: WebSocketMessage) -> Int {

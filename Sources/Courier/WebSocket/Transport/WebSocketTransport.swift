@@ -10,7 +10,7 @@ import Foundation
 ///   head of the queue until the socket is writable again. Each write's `written` closure runs once
 ///   all its bytes were handed to the socket (or with an error when the connection ended first).
 ///   A write from an app thread goes straight to the socket when nothing waits before it.
-/// - Reads happen only while reading is enabled (``setReading(_:)``): the owner turns it off when
+/// - Reads happen only while reading is enabled (``setReading(_:order:)``): the owner turns it off when
 ///   its buffer of received messages is full, so a peer that sends faster than the app receives
 ///   fills the kernel's socket buffer, not Courier's memory.
 /// - ``close()`` closes once the queued writes are out (bounded by ``closeLinger``); the easy handle
@@ -51,6 +51,8 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
     private var phase = Phase.open
     private var queue: [PendingWrite] = []
     private var reading = true
+    /// The `order` of the last ``setReading(_:order:)`` applied.
+    private var readingOrder = 0
     private var interest: (readable: Bool, writable: Bool) = (false, false)
     /// Bytes handed to the socket and read from it, for metrics and tests.
     private(set) var bytesSent: Int64 = 0
@@ -136,9 +138,13 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
 
     // MARK: Reading
 
-    /// Turns reading on or off (back-pressure). Turning it on reads at once what may wait.
-    func setReading(_ enabled: Bool) {
+    /// Turns reading on or off (back-pressure). Turning it on reads at once what may wait. `order`
+    /// is the change's number (increasing): a change older than one applied already is ignored,
+    /// since the owner's changes may arrive out of order from two threads.
+    func setReading(_ enabled: Bool, order: Int) {
         let poke: Bool = lock.withLock {
+            guard order > readingOrder else { return false }
+            readingOrder = order
             guard reading != enabled else { return false }
             reading = enabled
             updateInterestLocked()
@@ -147,7 +153,7 @@ final class WebSocketTransport: CurlSocketWatcher, @unchecked Sendable {
         if poke { loop.poke(socket) }
     }
 
-    /// Whether the transport reads (``setReading(_:)``).
+    /// Whether the transport reads (``setReading(_:order:)``).
     var isReading: Bool { lock.withLock { reading } }
 
     // MARK: CurlSocketWatcher (loop thread)
