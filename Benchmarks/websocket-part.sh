@@ -125,7 +125,7 @@ done
     echo
     echo "All values per repetition:"
     echo
-    echo '<!-- output: every repetition'"'"'s values, in the order they ran -->'
+    echo '<!-- fragment: every repetition'"'"'s values, in the order they ran -->'
     echo '```text'
     for client in "${WS_CLIENTS[@]}"; do
         for name in round-trips throughput idle-peak-rss idle-per-connection; do

@@ -44,7 +44,7 @@ enum WebSocketDigestAuthorization {
 
     /// 16 random bytes as hex.
     static func makeClientNonce() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = WebSocketRandom()
         return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
