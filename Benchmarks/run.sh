@@ -30,6 +30,9 @@
 #   BENCH_TOOL [1]            0: skip the courier tool's -o / -T against curl's (see tool-part.sh)
 #   BENCH_BACKGROUND [1]      0: skip the download task in a background against a default session
 #                             (see background-part.sh)
+#   BENCH_WEBSOCKET [0]       1: also run websocket-part.sh (Courier's WebSocket client against
+#                             websocket-kit's, swift-websocket's and Python's; its own package,
+#                             which builds swift-nio) and append its table
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -739,5 +742,14 @@ if [ "$HTTP_STATUS" = "measured" ] && [ "$BACKGROUND_PART" = "1" ]; then TABLE+=
 for key in "${!V[@]}"; do
     case "$key" in *:crash) TABLE+=$'\n'"Crashed: ${key%:crash} (${V[$key]})." ;; esac
 done
+
+if [ "${BENCH_WEBSOCKET:-0}" = "1" ]; then
+    log "the WebSocket part (websocket-part.sh)"
+    if "$HERE/websocket-part.sh" >/dev/null; then
+        TABLE+=$'\n\n'"$(cat "$RESULTS/websocket.md")"
+    else
+        TABLE+=$'\n\n'"WebSocket part: failed (see Benchmarks/results/websocket-raw.txt)."
+    fi
+fi
 
 printf '%s\n' "$TABLE" | tee "$RESULTS/latest.md"

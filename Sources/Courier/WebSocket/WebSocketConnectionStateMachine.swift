@@ -88,7 +88,7 @@ struct WebSocketConnectionStateMachine: Sendable {
     /// The app sends a message: its frame's bytes to write, or `notConnected` once closing.
     mutating func send(_ message: WebSocketMessage) -> Result<Data, WebSocketConnectionError> {
         guard case .open = state else { return .failure(.notConnected) }
-        var generator = SystemRandomNumberGenerator()
+        var generator = WebSocketRandom()
         switch message {
         case .data(let data):
             return .success(data.withUnsafeBytes {

@@ -109,7 +109,7 @@ struct WebSocketFrameDecoder: Sendable {
         let payloadLength = Int(length)
         let keyOffset = headerLength
         if masked { headerLength += 4 }
-        guard available - headerLength >= payloadLength else { return waitForMore() }
+        guard available - headerLength >= payloadLength else { return waitForMore(frameLength: headerLength + payloadLength) }
 
         let payloadStart = start + headerLength
         var payload = Data(buffer[payloadStart..<(payloadStart + payloadLength)])
@@ -124,12 +124,15 @@ struct WebSocketFrameDecoder: Sendable {
     }
 
     /// Keeps the undecoded tail at the front of the buffer (copied at most once per frame: after
-    /// it, `start` is 0 until the frame is decoded) and reports that more bytes are needed.
-    private mutating func waitForMore() -> WebSocketFrame? {
+    /// it, `start` is 0 until the frame is decoded) and reports that more bytes are needed. With
+    /// `frameLength` (the whole frame's, once its header is read; bounded by the payload limit) the
+    /// buffer makes room for all of it at once instead of doubling its way there.
+    private mutating func waitForMore(frameLength: Int? = nil) -> WebSocketFrame? {
         if start > 0 {
             buffer.removeSubrange(0..<start)
             start = 0
         }
+        if let frameLength, buffer.capacity < frameLength { buffer.reserveCapacity(frameLength) }
         return nil
     }
 

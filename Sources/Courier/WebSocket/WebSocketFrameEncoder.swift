@@ -17,7 +17,7 @@ struct WebSocketFrameEncoder: Sendable {
 
     /// The frame's bytes; a client's are masked with a key from the system's random generator.
     func encode(_ frame: WebSocketFrame) -> Data {
-        var generator = SystemRandomNumberGenerator()
+        var generator = WebSocketRandom()
         return encode(frame, using: &generator)
     }
 

@@ -8,7 +8,7 @@ enum WebSocketHandshakeKey {
 
     /// A fresh `Sec-WebSocket-Key`: 16 random bytes from the system's generator, in base64.
     static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = WebSocketRandom()
         return make(using: &generator)
     }
 

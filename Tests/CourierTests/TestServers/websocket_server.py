@@ -18,12 +18,16 @@ Paths (query parameters in brackets):
   /reject                answers 403 Forbidden with a body
   /redirect[to]          answers 302 with Location: to (default /echo)
   /auth                  401 with Basic realm "ws" unless Authorization is Basic user:secret; then echo
+  /digest[algorithm]     401 with Digest realm "ws-digest" (qop auth, MD5 or the algorithm given, an
+                         opaque) unless Authorization is a valid Digest answer for user:secret; then echo
 """
 import asyncio
 import json
 import ssl
 import sys
 import argparse
+import hashlib
+import re
 from urllib.parse import urlparse, parse_qs
 
 try:
@@ -75,6 +79,29 @@ async def handler(connection):
         await echo(connection)
 
 
+DIGEST_NONCE = "dcd98b7102dd2f0e8b11d0f600bfb0c093"
+DIGEST_OPAQUE = "5ccc069c403ebaf9f0171e9517f40e41"
+
+
+def digest_valid(value, target, algorithm):
+    """Whether `value` answers the /digest challenge for user:secret (RFC 7616, qop=auth)."""
+    if not value or not value.lower().startswith("digest "):
+        return False
+    fields = {name.lower(): quoted if quoted else token
+              for name, quoted, token in re.findall(r'(\w+)=(?:"([^"]*)"|([^,\s]*))', value[7:])}
+    digest = {"MD5": hashlib.md5, "SHA-256": hashlib.sha256}[algorithm]
+
+    def h(text):
+        return digest(text.encode()).hexdigest()
+
+    if (fields.get("username") != "user" or fields.get("realm") != "ws-digest" or fields.get("nonce") != DIGEST_NONCE
+            or fields.get("uri") != target or fields.get("qop") != "auth" or fields.get("opaque") != DIGEST_OPAQUE
+            or fields.get("algorithm", "MD5").upper() != algorithm):
+        return False
+    expected = h(f"{h('user:ws-digest:secret')}:{DIGEST_NONCE}:{fields.get('nc')}:{fields.get('cnonce')}:auth:{h('GET:' + target)}")
+    return fields.get("response") == expected
+
+
 def process_request(connection, request):
     path, params = query(request.path)
     if path == "/reject":
@@ -87,6 +114,13 @@ def process_request(connection, request):
         if request.headers.get("Authorization") != "Basic dXNlcjpzZWNyZXQ=":
             response = connection.respond(401, "who are you?\n")
             response.headers["WWW-Authenticate"] = 'Basic realm="ws"'
+            return response
+    if path == "/digest":
+        algorithm = params.get("algorithm", "MD5")
+        if not digest_valid(request.headers.get("Authorization"), request.path, algorithm):
+            response = connection.respond(401, "digest required\n")
+            response.headers["WWW-Authenticate"] = (f'Digest realm="ws-digest", nonce="{DIGEST_NONCE}", qop="auth", '
+                                                    f'algorithm={algorithm}, opaque="{DIGEST_OPAQUE}"')
             return response
     return None
 

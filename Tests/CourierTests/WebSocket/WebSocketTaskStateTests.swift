@@ -11,7 +11,7 @@ struct WebSocketTaskStateTests {
     }
 
     private static func readingChanges(_ actions: [WebSocketTaskState.Action]) -> [Bool] {
-        actions.compactMap { if case .setReading(let on) = $0 { return on } else { return nil } }
+        actions.compactMap { if case .setReading(let on, _) = $0 { return on } else { return nil } }
     }
 
     @Test func sendsMadeBeforeTheOpenGoOutWhenItOpens() {
@@ -28,6 +28,15 @@ struct WebSocketTaskStateTests {
         let full = state.receivedBytes(Self.binaryFrame(WebSocketTaskState.bufferLimit))
         let resumed = state.receive { _ in }
         #expect(Self.readingChanges(full) == [false] && Self.readingChanges(resumed) == [true])
+    }
+
+    @Test func readingChangesAreNumberedInOrder() {
+        var state = WebSocketTaskState(url: nil)
+        _ = state.opened(selectedProtocol: nil, initialBytes: Data())
+        let actions = state.receivedBytes(Self.binaryFrame(WebSocketTaskState.bufferLimit)) + state.receive { _ in }
+            + state.receivedBytes(Self.binaryFrame(WebSocketTaskState.bufferLimit))
+        let orders = actions.compactMap { if case .setReading(_, let order) = $0 { return order } else { return nil } }
+        #expect(orders == [1, 2, 3])
     }
 
     @Test func aWaitingReceiveTakesTheNextMessage() {

@@ -57,9 +57,10 @@ final class HTTPAuthentication: @unchecked Sendable {
     /// a challenge an earlier head of the same transfer began (libcurl answered it itself) and
     /// stores the credentials it shows were accepted.
     /// `proxy`: for a 407, the proxy that sent it (its protection space names the proxy; the
-    /// request's host and port stand in when it is not known).
+    /// request's host and port stand in when it is not known). `methods`: the authentication
+    /// methods the caller can answer (`nil`: every one Courier knows); other offers are ignored.
     func beginChallenge(for response: HTTPURLResponse, request: URLRequest, environment: HandlerEnvironment,
-                        proxy: (host: String, port: Int)? = nil) -> Bool {
+                        proxy: (host: String, port: Int)? = nil, methods: Set<String>? = nil) -> Bool {
         let isProxy = response.statusCode == 407
         guard response.statusCode == 401 || isProxy, let url = request.url, let host = url.host else {
             accepted(server: true, proxy: true, environment: environment)
@@ -69,7 +70,7 @@ final class HTTPAuthentication: @unchecked Sendable {
         let scheme = url.scheme?.lowercased() ?? "http"
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let offered: [URLProtectionSpace] = HTTPAuthenticationHeader.offers(in: header).compactMap { offer in
-            guard let method = offer.authenticationMethod else { return nil }
+            guard let method = offer.authenticationMethod, methods?.contains(method) ?? true else { return nil }
             if isProxy {
                 return URLProtectionSpace(proxyHost: proxy?.host ?? host, port: proxy?.port ?? port,
                                           type: scheme == "https" ? NSURLProtectionSpaceHTTPSProxy : NSURLProtectionSpaceHTTPProxy,
@@ -210,6 +211,12 @@ final class HTTPAuthentication: @unchecked Sendable {
     /// `Authorization`).
     var sendsServerCredential: Bool {
         lock.withLock { serverAttempt?.credential.user != nil }
+    }
+
+    /// The credential being sent to the server and its authentication method, for a caller that
+    /// writes `Authorization` itself (the WebSocket handshake).
+    var serverCredential: (credential: URLCredential, method: String)? {
+        lock.withLock { serverAttempt.map { ($0.credential, $0.method) } }
     }
 
     /// The proxy credential being sent, as libcurl takes it (user, password, `CURLAUTH_*` mask),

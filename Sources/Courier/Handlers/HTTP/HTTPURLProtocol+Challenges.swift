@@ -13,15 +13,10 @@ extension HTTPURLProtocol {
     /// libcurl keeps the proxy's answer to CONNECT to itself (`CURLOPT_SUPPRESS_CONNECT_HEADERS`), so
     /// the schemes come from `CURLINFO_PROXYAUTH_AVAIL` and the realm is not known.
     func beginTunnelChallenge(_ transfer: CurlTransfer, result: CURLcode) -> Bool {
-        guard result != CURLE_OK, let url = request.url, transfer.info(long: CURLINFO_HTTP_CONNECTCODE) == 407 else { return false }
-        let available = transfer.info(long: CURLINFO_PROXYAUTH_AVAIL) ?? 0
-        let schemes = [(courier_auth_negotiate, "Negotiate"), (courier_auth_ntlm, "NTLM"), (courier_auth_digest, "Digest"),
-                       (courier_auth_basic, "Basic")].filter { available & $0.0 != 0 }.map(\.1)
-        guard !schemes.isEmpty else { return false }
-        let response = HTTPURLResponse(url: url, statusCode: 407, httpVersion: "HTTP/1.1",
-                                       fields: HTTPHeaderFields(["Proxy-Authenticate": schemes.joined(separator: ", ")]))
+        guard result != CURLE_OK, let url = request.url,
+              let response = HTTPAuthentication.tunnelRefusal(of: transfer, url: url) else { return false }
         return authentication.beginChallenge(for: response, request: request, environment: environment,
-                                             proxy: proxyEndpoint(of: transfer, for: url, environment: environment))
+                                             proxy: Self.proxyEndpoint(of: transfer, for: url, environment: environment))
     }
 
     /// Presents the authentication exchange's challenge for its current protection space, or

@@ -150,7 +150,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
         let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, canonicalFields: head.fields)
         let environment = self.environment
         HTTPCookieHandling.store(from: response, for: request, environment: environment)
-        let proxy = head.statusCode == 407 ? proxyEndpoint(of: transfer, for: requestURL, environment: environment) : nil
+        let proxy = head.statusCode == 407 ? Self.proxyEndpoint(of: transfer, for: requestURL, environment: environment) : nil
         // Every head goes to the authentication exchange: a later one ends a challenge that a 401/407
         // libcurl answered itself (Digest, NTLM, Negotiate) began. The body of a 401/407 is kept
         // until the delegate decides; nothing is delivered yet.
@@ -173,7 +173,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
 
     /// The proxy a transfer went through: the one `connectionProxyDictionary` names, or else the
     /// peer libcurl connected to (a proxy from the environment).
-    func proxyEndpoint(of transfer: CurlTransfer, for url: URL, environment: HandlerEnvironment) -> (host: String, port: Int)? {
+    static func proxyEndpoint(of transfer: CurlTransfer, for url: URL, environment: HandlerEnvironment) -> (host: String, port: Int)? {
         if let dictionary = environment.proxyDictionary, let proxy = HTTPProxyConfiguration.proxy(for: url, in: dictionary) {
             return (proxy.host, proxy.port)
         }

@@ -39,21 +39,25 @@ extension URLSessionWebSocketTask: WebSocketTransportOwner, WebSocketTransportDe
             switch action {
             case .write(let bytes, let written):
                 guard let transport else {
-                    if let written { callbacks.post { written(URLError(.networkConnectionLost, url: self.originalRequest?.url)) } }
+                    if let written { run(written, URLError(.networkConnectionLost, url: originalRequest?.url)) }
                     continue
                 }
                 var reported: (@Sendable (URLError?) -> Void)?
                 if let written {
                     let callbacks = self.callbacks
-                    reported = { error in callbacks.post { written(error) } }
+                    if written.direct {
+                        reported = { @Sendable error in written.body(error) }
+                    } else {
+                        reported = { @Sendable error in callbacks.post { written.body(error) } }
+                    }
                 }
                 transport.write(bytes, written: reported)
             case .receive(let handler, let result):
-                callbacks.post { handler(result) }
+                run(handler, result)
             case .complete(let handler, let error):
-                callbacks.post { handler(error) }
-            case .setReading(let enabled):
-                transport?.setReading(enabled)
+                run(handler, error)
+            case .setReading(let enabled, let order):
+                transport?.setReading(enabled, order: order)
             case .closeTransport:
                 transport?.close()
             case .armCloseTimer:
@@ -66,6 +70,15 @@ extension URLSessionWebSocketTask: WebSocketTransportOwner, WebSocketTransportDe
             case .finished(let end):
                 finish(end)
             }
+        }
+    }
+
+    /// Runs a completion handler where it belongs (``WebSocketCallback``).
+    private func run<Value>(_ callback: WebSocketCallback<Value>, _ value: Value) {
+        if callback.direct {
+            callback.body(value)
+        } else {
+            callbacks.post { callback.body(value) }
         }
     }
 

@@ -160,25 +160,29 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable {
     /// Sends `message` and returns once its frame was handed to the socket.
     public func send(_ message: Message) async throws {
         let _: Bool = try await withHandoffContinuation { continuation in
-            send(message) { error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: true) }
-            }
+            perform(webSocket.withLock {
+                $0.send(message, { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: true) }
+                }, direct: true)
+            })
         }
     }
 
     /// Receives the next message.
     public func receive() async throws -> Message {
         try await withHandoffContinuation { continuation in
-            receive { continuation.resume(with: $0) }
+            perform(webSocket.withLock { $0.receive({ continuation.resume(with: $0) }, direct: true) })
         }
     }
 
     /// Sends a ping and returns when its pong arrives.
     open func sendPing() async throws {
         let _: Bool = try await withHandoffContinuation { continuation in
-            sendPing { error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: true) }
-            }
+            perform(webSocket.withLock {
+                $0.sendPing({ error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: true) }
+                }, direct: true)
+            })
         }
     }
 }

@@ -16,9 +16,9 @@ import Foundation
 ///   sends and pings fail with the end's error.
 struct WebSocketTaskState: Sendable {
     /// What to do with a received message or an error.
-    typealias ReceiveHandler = @Sendable (Result<WebSocketMessage, any Error>) -> Void
+    typealias ReceiveHandler = WebSocketCallback<Result<WebSocketMessage, any Error>>
     /// What to do once a send's or a ping's outcome is known.
-    typealias CompletionHandler = @Sendable ((any Error)?) -> Void
+    typealias CompletionHandler = WebSocketCallback<(any Error)?>
 
     /// Received bytes held for receives that have not come yet, past which reading stops.
     static let bufferLimit = 64 * 1024
@@ -33,8 +33,10 @@ struct WebSocketTaskState: Sendable {
         case receive(ReceiveHandler, Result<WebSocketMessage, any Error>)
         /// Call a send's or ping's handler.
         case complete(CompletionHandler, (any Error)?)
-        /// Turn the transport's reading on or off.
-        case setReading(Bool)
+        /// Turn the transport's reading on or off. `order` counts the changes: actions are carried
+        /// out after unlocking, possibly on two threads at once, so the transport applies a change
+        /// only if no later one was applied before it (or a stale "off" could stop reading for good).
+        case setReading(Bool, order: Int)
         /// Close the transport once what is written is out.
         case closeTransport
         /// Start the close handshake's timer (Courier sent its close frame).
@@ -62,10 +64,8 @@ struct WebSocketTaskState: Sendable {
     /// `maximumMessageSize`; a change applies to the next frame.
     var maximumMessageSize = WebSocketMessageAssembler.defaultMaximumMessageSize {
         didSet {
-            if case .open(var machine) = phase {
-                machine.maximumMessageSize = maximumMessageSize
-                phase = .open(machine)
-            }
+            let limit = maximumMessageSize
+            withMachine { $0.maximumMessageSize = limit }
         }
     }
     /// The close code: `.invalid` until the connection ended.
@@ -80,6 +80,8 @@ struct WebSocketTaskState: Sendable {
     private var receivers: [ReceiveHandler] = []
     private var pings: [CompletionHandler] = []
     private var reading = true
+    /// How many times `reading` changed: the `order` of the last ``Action/setReading(_:order:)``.
+    private var readingChanges = 0
 
     /// A task's state before its handshake.
     init(url: URL?) {
@@ -104,14 +106,19 @@ struct WebSocketTaskState: Sendable {
     // MARK: The app's operations
 
     /// `send(_:completionHandler:)`.
-    mutating func send(_ message: WebSocketMessage, _ handler: @escaping CompletionHandler) -> [Action] {
+    /// `direct`: the async form's handler (``WebSocketCallback``).
+    mutating func send(_ message: WebSocketMessage, _ handler: @escaping @Sendable ((any Error)?) -> Void,
+                       direct: Bool = false) -> [Action] {
+        send(message, CompletionHandler(handler, direct: direct))
+    }
+
+    private mutating func send(_ message: WebSocketMessage, _ handler: CompletionHandler) -> [Action] {
         switch phase {
         case .connecting:
             beforeOpen.append(.send(message, handler))
             return []
-        case .open(var machine):
-            let result = machine.send(message)
-            phase = .open(machine)
+        case .open:
+            guard let result = withMachine({ $0.send(message) }) else { return [] }
             switch result {
             case .success(let bytes): return [.write(bytes, written: handler)]
             case .failure(let error): return [.complete(handler, error.urlError(url: url))]
@@ -122,14 +129,17 @@ struct WebSocketTaskState: Sendable {
     }
 
     /// `sendPing(pongReceiveHandler:)`.
-    mutating func sendPing(_ handler: @escaping CompletionHandler) -> [Action] {
+    mutating func sendPing(_ handler: @escaping @Sendable ((any Error)?) -> Void, direct: Bool = false) -> [Action] {
+        sendPing(CompletionHandler(handler, direct: direct))
+    }
+
+    private mutating func sendPing(_ handler: CompletionHandler) -> [Action] {
         switch phase {
         case .connecting:
             beforeOpen.append(.ping(handler))
             return []
-        case .open(var machine):
-            let result = machine.sendPing()
-            phase = .open(machine)
+        case .open:
+            guard let result = withMachine({ $0.sendPing() }) else { return [] }
             switch result {
             case .success(let bytes):
                 pings.append(handler)
@@ -143,7 +153,9 @@ struct WebSocketTaskState: Sendable {
     }
 
     /// `receive(completionHandler:)`.
-    mutating func receive(_ handler: @escaping ReceiveHandler) -> [Action] {
+    mutating func receive(_ handler: @escaping @Sendable (Result<WebSocketMessage, any Error>) -> Void,
+                          direct: Bool = false) -> [Action] {
+        let handler = ReceiveHandler(handler, direct: direct)
         if !received.isEmpty {
             let message = received.removeFirst()
             receivedBytes -= Self.size(of: message)
@@ -159,9 +171,7 @@ struct WebSocketTaskState: Sendable {
     /// `cancel(with:reason:)` on an open connection: the close frame, then the timer. Before the
     /// handshake, or after the end, it does nothing (the task cancels).
     mutating func close(code: WebSocketCloseCode, reason: Data?) -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.close(code: code, reason: reason)
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.close(code: code, reason: reason) }) else { return [] }
         return convert(actions) + (actions.isEmpty ? [] : [.armCloseTimer])
     }
 
@@ -186,25 +196,19 @@ struct WebSocketTaskState: Sendable {
 
     /// Bytes arrived.
     mutating func receivedBytes(_ bytes: some Sequence<UInt8>) -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.receivedBytes(bytes)
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.receivedBytes(bytes) }) else { return [] }
         return convert(actions) + readingActions()
     }
 
     /// The close handshake's timer fired.
     mutating func closeTimedOut() -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.closeHandshakeTimedOut()
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.closeHandshakeTimedOut() }) else { return [] }
         return convert(actions)
     }
 
     /// The transport closed under the connection.
     mutating func transportClosed() -> [Action] {
-        guard case .open(var machine) = phase else { return [] }
-        let actions = machine.transportClosed()
-        phase = .open(machine)
+        guard let actions = withMachine({ $0.transportClosed() }) else { return [] }
         return convert(actions)
     }
 
@@ -213,9 +217,8 @@ struct WebSocketTaskState: Sendable {
     /// connection another way.
     mutating func cancel(with error: any Error) -> [Action] {
         var actions: [Action] = []
-        if case .open(var machine) = phase {
-            actions = convert(machine.close(code: .invalid, reason: nil))
-            phase = .open(machine)
+        if let closing = withMachine({ $0.close(code: .invalid, reason: nil) }) {
+            actions = convert(closing)
         }
         return actions + taskEnded(with: error)
     }
@@ -229,6 +232,19 @@ struct WebSocketTaskState: Sendable {
         closeCode = wasOpen ? .abnormalClosure : closeCode
         endError = error
         return failWaiting(with: error)
+    }
+
+    /// Runs `body` on the open connection's protocol machine; `nil` when the connection is not
+    /// open. The machine is moved out of `phase` while `body` runs, so the decoder's buffer has one
+    /// owner and grows in place: a copy left in `phase` would make every read of a large frame copy
+    /// all of it so far (copy-on-write).
+    @discardableResult
+    private mutating func withMachine<R>(_ body: (inout WebSocketConnectionStateMachine) -> R) -> R? {
+        guard case .open(var machine) = phase else { return nil }
+        phase = .connecting
+        let result = body(&machine)
+        phase = .open(machine)
+        return result
     }
 
     // MARK: Converting the protocol's actions
@@ -288,7 +304,8 @@ struct WebSocketTaskState: Sendable {
         let full = receivedBytes >= Self.bufferLimit || received.count >= Self.bufferCountLimit
         guard full == reading, isOpen else { return [] }
         reading = !full
-        return [.setReading(reading)]
+        readingChanges += 1
+        return [.setReading(reading, order: readingChanges)]
     }
 
     private static func size(of message: WebSocketMessage) -> Int {

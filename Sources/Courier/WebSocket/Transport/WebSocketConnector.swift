@@ -49,6 +49,9 @@ enum WebSocketConnector {
     enum Failure: Error {
         /// The server's certificate failed verification: a server-trust challenge may accept it.
         case untrustedServer(URLError, detail: String?)
+        /// The proxy refused the tunnel with 407 (`response` lists the schemes it offered; `proxy` is
+        /// its host and port): an authentication challenge may answer it.
+        case proxyRefused(HTTPURLResponse, proxy: (host: String, port: Int)?, error: URLError)
         /// Any other failure.
         case failed(URLError)
     }
@@ -65,8 +68,9 @@ enum WebSocketConnector {
     ///   - timeout: the connect timeout (0: libcurl's).
     ///   - acceptedServer: a server the delegate accepted after a trust challenge, pinned instead of
     ///     verified.
+    ///   - proxyCredential: the credential for the proxy, after a 407 was answered.
     static func connect(_ connection: Connection, to url: URL, environment: HandlerEnvironment, timeout: TimeInterval,
-                        acceptedServer: TLSServerTrust?) -> Result<Connected, Failure> {
+                        acceptedServer: TLSServerTrust?, proxyCredential: ProxyCredential? = nil) -> Result<Connected, Failure> {
         guard let transfer = connection.transfer else {
             return .failure(.failed(URLError(.cannotConnectToHost, url: url, description: "libcurl could not make a handle.")))
         }
@@ -92,6 +96,11 @@ enum WebSocketConnector {
         environment.tlsTrustAnchors?.apply(to: transfer)
         acceptedServer?.apply(to: transfer)
         HTTPProxyConfiguration.apply(environment.proxyDictionary, for: url, to: transfer)
+        if let proxyCredential {
+            transfer.set(CURLOPT_PROXYUSERNAME, proxyCredential.user)
+            transfer.set(CURLOPT_PROXYPASSWORD, proxyCredential.password)
+            transfer.set(CURLOPT_PROXYAUTH, proxyCredential.mask)
+        }
         if timeout > 0, timeout.isFinite {
             transfer.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 1e6) * 1000))
         }
@@ -110,7 +119,12 @@ enum WebSocketConnector {
                 return .failure(.untrustedServer(URLError(code, url: url, description: "The server's certificate was not trusted: \(detail ?? "verification failed").",
                                                            underlying: nil), detail: detail))
             }
-            return .failure(.failed(CurlErrorMapping.error(for: result, url: url, detail: detail)))
+            let error = CurlErrorMapping.error(for: result, url: url, detail: detail)
+            if let refusal = HTTPAuthentication.tunnelRefusal(of: transfer, url: url) {
+                return .failure(.proxyRefused(refusal, proxy: HTTPURLProtocol.proxyEndpoint(of: transfer, for: url, environment: environment),
+                                              error: error))
+            }
+            return .failure(.failed(error))
         }
         let socket = courier_easy_active_socket(transfer.easy)
         guard socket >= 0 else {

@@ -36,12 +36,7 @@ enum WebSocketHandshakeExchange {
         if !names.contains("authorization"), let authorization = authorization ?? userInfoAuthorization(of: request.url) {
             fields["Authorization"] = authorization
         }
-        var target = httpURL.path.isEmpty ? "/" : httpURL.path
-        if let components = URLComponents(url: httpURL, resolvingAgainstBaseURL: true) {
-            target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-            if let query = components.percentEncodedQuery { target += "?" + query }
-        }
-        var lines = ["GET \(target) HTTP/1.1", "Host: \(hostField(host: host, url: httpURL))"]
+        var lines = ["GET \(requestTarget(of: httpURL)) HTTP/1.1", "Host: \(hostField(host: host, url: httpURL))"]
         lines += upgrade.map { "\($0.name): \($0.value)" }
         lines += fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         try HTTPRequestHeadValidation.validate(addedLines: ArraySlice(lines.dropFirst()), url: request.url ?? httpURL)
@@ -67,29 +62,35 @@ enum WebSocketHandshakeExchange {
         "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
     }
 
-    /// The credential the storage holds as default for a Basic challenge of `response` (a 401),
-    /// as an `Authorization` value; `nil` when there is none.
-    static func storedAuthorization(for response: HTTPURLResponse, httpURL: URL, environment: HandlerEnvironment) -> String? {
-        guard response.statusCode == 401, let storage = environment.credentialStorage, let host = httpURL.host,
-              let challenge = response.value(forHTTPHeaderField: "WWW-Authenticate"),
-              challenge.lowercased().hasPrefix("basic") else { return nil }
-        let realm = realmParameter(of: challenge)
-        let secure = httpURL.scheme?.lowercased() == "https"
-        let space = URLProtectionSpace(host: host, port: httpURL.port ?? (secure ? 443 : 80), protocol: secure ? "https" : "http",
-                                       realm: realm, authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
-        guard let credential = storage.defaultCredential(for: space), let user = credential.user else { return nil }
-        return basicAuthorization(user: user, password: credential.password ?? "")
+    /// The authentication methods a handshake can answer a 401 with: those whose `Authorization`
+    /// Courier writes itself.
+    static let serverAuthenticationMethods: Set<String> = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest]
+
+    /// The `Authorization` value that answers a 401 with `credential` for `method` (Basic, or Digest
+    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`); `nil` when it cannot be made.
+    static func authorization(for credential: URLCredential, method: String, challenge: String?, httpURL: URL) -> String? {
+        guard let user = credential.user else { return nil }
+        let password = credential.password ?? ""
+        switch method {
+        case NSURLAuthenticationMethodHTTPBasic:
+            return basicAuthorization(user: user, password: password)
+        case NSURLAuthenticationMethodHTTPDigest:
+            guard let challenge else { return nil }
+            return WebSocketDigestAuthorization.value(challenge: challenge, user: user, password: password, method: "GET",
+                                                      uri: requestTarget(of: httpURL))
+        default:
+            return nil
+        }
     }
 
-    /// The `realm` parameter of a challenge, unquoted.
-    private static func realmParameter(of challenge: String) -> String? {
-        guard let range = challenge.range(of: "realm=", options: .caseInsensitive) else { return nil }
-        var rest = challenge[range.upperBound...]
-        if rest.hasPrefix("\"") {
-            rest = rest.dropFirst()
-            return String(rest.prefix { $0 != "\"" })
+    /// The request line's target: the path (`/` when empty) and the query, percent-encoded.
+    static func requestTarget(of httpURL: URL) -> String {
+        guard let components = URLComponents(url: httpURL, resolvingAgainstBaseURL: true) else {
+            return httpURL.path.isEmpty ? "/" : httpURL.path
         }
-        return String(rest.prefix { $0 != "," && $0 != " " })
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        return target
     }
 
     /// Reads the response head from the bytes that arrive, in any split.

@@ -10,7 +10,7 @@ import Foundation
 ///   head of the queue until the socket is writable again. Each write's `written` closure runs once
 ///   all its bytes were handed to the socket (or with an error when the connection ended first).
 ///   A write from an app thread goes straight to the socket when nothing waits before it.
-/// - Reads happen only while reading is enabled (``setReading(_:)``): the owner turns it off when
+/// - Reads happen only while reading is enabled (``setReading(_:order:)``): the owner turns it off when
 ///   its buffer of received messages is full, so a peer that sends faster than the app receives
 ///   fills the kernel's socket buffer, not Courier's memory.
 /// - ``close()`` closes once the queued writes are out (bounded by ``closeLinger``); the easy handle
@@ -24,6 +24,9 @@ final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
     static let closeLinger: TimeInterval = 2
     /// The most bytes read in one pass before the loop gets to its other sockets.
     static let readPassLimit = 1 << 20
+    /// The most bytes one `curl_easy_recv` takes, into a buffer that lives only for the pass: an
+    /// idle connection holds no read buffer.
+    static let readChunk = 64 * 1024
 
     private struct PendingWrite {
         var bytes: Data
@@ -48,8 +51,9 @@ final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
     private var phase = Phase.open
     private var queue: [PendingWrite] = []
     private var reading = true
+    /// The `order` of the last ``setReading(_:order:)`` applied.
+    private var readingOrder = 0
     private var interest: (readable: Bool, writable: Bool) = (false, false)
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Bytes handed to the socket and read from it, for metrics and tests.
     private(set) var bytesSent: Int64 = 0
     private(set) var bytesReceived: Int64 = 0
@@ -134,9 +138,13 @@ final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
 
     // MARK: Reading
 
-    /// Turns reading on or off (back-pressure). Turning it on reads at once what may wait.
-    func setReading(_ enabled: Bool) {
+    /// Turns reading on or off (back-pressure). Turning it on reads at once what may wait. `order`
+    /// is the change's number (increasing): a change older than one applied already is ignored,
+    /// since the owner's changes may arrive out of order from two threads.
+    func setReading(_ enabled: Bool, order: Int) {
         let poke: Bool = lock.withLock {
+            guard order > readingOrder else { return false }
+            readingOrder = order
             guard reading != enabled else { return false }
             reading = enabled
             updateInterestLocked()
@@ -145,7 +153,7 @@ final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
         if poke { loop.service(self) }
     }
 
-    /// Whether the transport reads (``setReading(_:)``).
+    /// Whether the transport reads (``setReading(_:order:)``).
     var isReading: Bool { lock.withLock { reading } }
 
     // MARK: CurlLoopSocketClient (loop thread)
@@ -178,13 +186,20 @@ final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
 
     /// Reads until the socket has nothing more, reading is turned off, or one pass's limit.
     private func readAvailable() {
+        let morePending = withUnsafeTemporaryAllocation(byteCount: Self.readChunk, alignment: 1) { readAvailable(into: $0) }
+        // More may wait; let the loop serve its other sockets first.
+        if morePending { loop.service(self) }
+    }
+
+    /// One read pass into `buffer`; `true` when it stopped at the pass's limit.
+    private func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         var total = 0
         while total < Self.readPassLimit {
             enum Read { case bytes(Int), wouldBlock, ended(URLError?), stopped }
             let read: Read = lock.withLock {
                 guard case .open = phase, reading, let easy = connection?.easy else { return .stopped }
                 var received = 0
-                let result = buffer.withUnsafeMutableBytes { curl_easy_recv(easy, $0.baseAddress, $0.count, &received) }
+                let result = curl_easy_recv(easy, buffer.baseAddress, buffer.count, &received)
                 if result == CURLE_AGAIN { return .wouldBlock }
                 if result == CURLE_OK, received > 0 {
                     bytesReceived += Int64(received)
@@ -199,17 +214,16 @@ final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
                 total += count
                 let delegate = lock.withLock { self.delegate }
                 // Only this thread reads: `buffer` is not touched until the delegate returns.
-                buffer.withUnsafeBytes { delegate?.transport(self, didReceive: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                delegate?.transport(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             case .wouldBlock, .stopped:
-                return
+                return false
             case .ended(let error):
                 peerClosed(error ?? URLError(.networkConnectionLost, url: url,
                                              description: "The WebSocket server closed the connection."))
-                return
+                return false
             }
         }
-        // More may wait; let the loop serve its other sockets first.
-        loop.service(self)
+        return true
     }
 
     /// The peer closed the connection or it failed: report it once and close.

@@ -9,18 +9,25 @@ import Foundation
 /// (a 3xx with `Location`, proposed with the ws/wss form of its URL: the task asks
 /// `willPerformHTTPRedirection` and starts a new handler); the server-trust challenge of a wss
 /// server whose certificate fails verification (accepted servers are pinned, for the session, as
-/// for https); failures. A 401 with a Basic challenge is answered once with the credential
-/// storage's default credential for its protection space, on a new connection. Cookies the answer
-/// sets are stored.
+/// for https); failures. Cookies the answer sets are stored.
+///
+/// Authentication is a data task's (``HTTPAuthentication``): a 401 with a Basic or Digest offer, or
+/// a proxy's 407 to the CONNECT that opens the tunnel, becomes a challenge for the task's delegate
+/// (`urlSession(_:task:didReceive:completionHandler:)`), one per protection space; default handling
+/// uses the credential storage's default credential once, and a credential given with a
+/// persistence is stored once the server (or proxy) accepted it. Each answer with a credential is
+/// sent on a new connection: the server's in an `Authorization` Courier writes (Basic, or Digest
+/// with ``WebSocketDigestAuthorization``), the proxy's through libcurl. A refused or cancelled
+/// challenge ends the task as any other answer than 101 does (`response` keeps the 401 or 407).
 ///
 /// Started, stopped and answered from any thread: its state is under `lock`
 /// (``HandlerCapabilities/concurrentStartStop``).
 final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate, @unchecked Sendable {
-    private enum Stage {
+    enum Stage {
         case idle
         /// Connecting (`curl_easy_perform` on a global queue).
         case connecting(WebSocketConnector.Connection)
-        /// Waiting for the delegate's answer to a server-trust challenge.
+        /// Waiting for the delegate's answer to a server-trust or authentication challenge.
         case challenging
         /// The request is written; reading the answer's head.
         case handshaking(WebSocketTransport, WebSocketHandshakeExchange.ResponseReader, key: String)
@@ -30,15 +37,20 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
     }
 
     /// Guards `stage` and the retry state; a leaf.
-    private let lock = Lock()
-    private var stage = Stage.idle
+    let lock = Lock()
+    var stage = Stage.idle
     private var acceptedServer: TLSServerTrust?
-    /// The `Authorization` found in the credential storage after a 401, sent by the next attempt.
-    private var storedAuthorization: String?
+    /// The `Authorization` the next attempt sends, made from the credential the delegate (or the
+    /// default handling) chose for a 401.
+    var serverAuthorization: String?
+    /// The `WWW-Authenticate` value of the 401 being answered (its Digest parameters).
+    var serverChallenge: String?
+    /// The 401 and 407 challenges and the credentials chosen for them.
+    let authentication = HTTPAuthentication()
 
     /// The load's configuration, which the client was made with.
     let configuration: HandlerConfiguration
-    private var environment: HandlerEnvironment { configuration.environment }
+    var environment: HandlerEnvironment { configuration.environment }
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased() else { return false }
@@ -83,7 +95,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
 
     // MARK: Connecting
 
-    private func connect(to httpURL: URL) {
+    func connect(to httpURL: URL) {
         guard let connection = WebSocketConnector.Connection() else {
             fail(URLError(.cannotConnectToHost, url: request.url, description: "libcurl could not make a handle."))
             return
@@ -100,15 +112,24 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         guard case .some(let pinned) = accepted else { return }
         let environment = self.environment
         let timeout = configuration.requestTimeout
+        let proxyCredential = authentication.proxyCredential
         DispatchQueue.global().async { [self] in
             let result = WebSocketConnector.connect(connection, to: httpURL, environment: environment,
-                                                    timeout: timeout, acceptedServer: pinned)
+                                                    timeout: timeout, acceptedServer: pinned, proxyCredential: proxyCredential)
             switch result {
             case .success(let connected):
                 handshake(over: connected, httpURL: httpURL)
             case .failure(.untrustedServer(let error, let detail)):
                 guard transition(from: connection, to: .challenging) else { return }
                 presentTrustChallenge(for: httpURL, error: error, detail: detail)
+            case .failure(.proxyRefused(let response, let proxy, let error)):
+                guard authentication.beginChallenge(for: response, request: handshakeRequest(for: httpURL),
+                                                    environment: environment, proxy: proxy) else {
+                    if transition(from: connection, to: .stopped) { fail(error) }
+                    return
+                }
+                guard transition(from: connection, to: .challenging) else { return }
+                presentAuthenticationChallenge(httpURL: httpURL)
             case .failure(.failed(let error)):
                 guard transition(from: connection, to: .stopped) else { return }
                 fail(error)
@@ -117,7 +138,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
     }
 
     /// Moves from connecting with `connection` to `next`; `false` when the load moved on (stopped).
-    private func transition(from connection: WebSocketConnector.Connection, to next: Stage) -> Bool {
+    func transition(from connection: WebSocketConnector.Connection, to next: Stage) -> Bool {
         lock.withLock {
             guard case .connecting(let current) = stage, current === connection else { return false }
             stage = next
@@ -136,7 +157,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         let head: Data
         do {
             head = try WebSocketHandshakeExchange.requestHead(for: request, httpURL: httpURL, key: key,
-                                                              authorization: lock.withLock { storedAuthorization },
+                                                              authorization: lock.withLock { serverAuthorization },
                                                               environment: environment)
         } catch {
             if transition(from: connected.connection, to: .stopped) { fail(error) }
@@ -202,20 +223,17 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
             client?.urlProtocol(self, wasRedirectedTo: redirect, redirectResponse: response)
             return
         }
-        if response.statusCode == 401, let authorization = WebSocketHandshakeExchange.storedAuthorization(for: response, httpURL: httpURL,
-                                                                                                           environment: environment) {
-            let retry: Bool = lock.withLock {
-                guard storedAuthorization == nil, request.value(forHTTPHeaderField: "Authorization") == nil,
-                      case .opened(let current) = stage, current === transport else { return false }
-                storedAuthorization = authorization
-                stage = .idle
+        if authentication.beginChallenge(for: response, request: handshakeRequest(for: httpURL), environment: environment,
+                                         methods: WebSocketHandshakeExchange.serverAuthenticationMethods) {
+            let challenging: Bool = lock.withLock {
+                guard case .opened(let current) = stage, current === transport else { return false }
+                stage = .challenging
+                serverChallenge = response.value(forHTTPHeaderField: "WWW-Authenticate")
                 return true
             }
-            if retry {
-                transport.abort()
-                connect(to: httpURL)
-                return
-            }
+            transport.abort()
+            if challenging { presentAuthenticationChallenge(httpURL: httpURL) }
+            return
         }
         let offered = WebSocketHandshakeRequest.offeredProtocols(inHeaderValue: request.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"))
         do {
@@ -234,7 +252,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
     }
 
     /// Closes the handshake's connection: its answer was not an upgrade.
-    private func stopAfterAnswer(_ transport: WebSocketTransport) {
+    func stopAfterAnswer(_ transport: WebSocketTransport) {
         lock.withLock {
             if case .opened(let current) = stage, current === transport { stage = .stopped }
         }
@@ -274,6 +292,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         let proxy = environment.proxyDictionary.flatMap { HTTPProxyConfiguration.proxy(for: httpURL, in: $0)?.curlValue }
         TLSServerTrustChallenge.present(for: httpURL, error: error, detail: detail, environment: environment,
                                         timeout: configuration.requestTimeout, proxy: proxy,
+                                        proxyCredential: authentication.proxyCredential,
                                         deliver: { [weak self] challenge in
                                             guard let self else { return }
                                             client?.urlProtocol(self, didReceive: challenge)
@@ -299,7 +318,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         }
     }
 
-    private func fail(_ error: URLError) {
+    func fail(_ error: URLError) {
         client?.urlProtocol(self, didFailWithError: error)
     }
 }
