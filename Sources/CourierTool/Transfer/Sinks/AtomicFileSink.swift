@@ -65,11 +65,19 @@ final class AtomicFileSink: DownloadFileSink {
     func adopt(downloadFile location: URL) throws {
         try phase.withLock { phase throws(OutputError) in
             guard phase == .writing else { throw OutputError(operation: .rename, path: path, errno: EBADF) }
-            if rename(location.path, temporaryPath) != 0 {
-                throw OutputError(operation: .rename, path: path, errno: errno)
-            }
-            // The descriptor now names the replaced (unlinked) empty file.
+            // The empty placeholder goes first: renaming over an existing file makes ext4 write the
+            // whole download out before the rename returns (its replace-by-rename safeguard), which
+            // costs a tenth of a fast download. A link cannot replace a file that appeared under the
+            // name meanwhile; where links are not allowed, a rename does it.
             _ = try? handle.close(path: path)
+            unlink(temporaryPath)
+            if link(location.path, temporaryPath) == 0 {
+                unlink(location.path)
+            } else if errno == EEXIST || rename(location.path, temporaryPath) != 0 {
+                let code = errno
+                phase = .ended
+                throw OutputError(operation: .rename, path: path, errno: code)
+            }
             _ = chmod(temporaryPath, permissions)
             phase = .adopted
         }
