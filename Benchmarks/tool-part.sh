@@ -22,9 +22,12 @@ tool_build() {
 
 # tool_time KEY IMPL COMMAND...: runs COMMAND once under GNU time; appends its seconds and peak RSS
 # (bytes) to TOOL[IMPL:KEY:seconds] and TOOL[IMPL:KEY:rss] (space-separated, one per repetition).
+# The page cache is written out first (not timed), so no command pays for the writeback of the
+# 512 MiB the one before it wrote (a download's file, nginx's copy of an upload).
 tool_time() {
     local key="$1" impl="$2"; shift 2
     local t0 t1 s rc=0 rss
+    sync
     t0="$(date +%s%N)"
     timeout "$TIMEOUT" /usr/bin/time -f '%M' -o "$WORK/tool-rss" "$@" >/dev/null 2>"$WORK/tool-err" || rc=$?
     t1="$(date +%s%N)"
