@@ -5,6 +5,7 @@ import Glibc
 #endif
 
 @testable import CourierTool
+import ZIPFoundation
 
 /// A plain TCP client for the loopback servers, on the tool's own ``SocketConnection`` (every read
 /// and write times out after 10 seconds).
@@ -188,15 +189,19 @@ struct LoopbackServerTests {
     }
 }
 
-@Suite("stored zip archives")
-struct StoredZipArchiveTests {
-    @Test func crc32MatchesTheStandardCheckValue() {
-        #expect(StoredZipArchive.crc32(Data("123456789".utf8)) == 0xCBF4_3926)
-        #expect(StoredZipArchive.crc32(Data()) == 0)
+@Suite("the self-check's zip archive")
+struct SelfCheckArchiveTests {
+    /// Writes the archive into a fresh directory and returns its bytes.
+    private func writtenArchive() throws -> Data {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("archive.zip")
+        try DefaultFixtures.writeArchive(to: file)
+        return try Data(contentsOf: file)
     }
 
     @Test func theArchiveHasHeadersEntriesAndAnEndRecord() throws {
-        let data = DefaultFixtures.archive.data
+        let data = try writtenArchive()
         let bytes = [UInt8](data)
         #expect(Array(bytes.prefix(4)) == [0x50, 0x4B, 0x03, 0x04])
         let end = bytes.count - 22
@@ -205,13 +210,34 @@ struct StoredZipArchiveTests {
         #expect(data.range(of: Data(DefaultFixtures.helloText.utf8)) != nil, "stored, so the text is there as is")
     }
 
-    @Test func unzipAcceptsTheArchive() throws {
-        let unzip = ["/usr/bin/unzip", "/bin/unzip"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let unzip else { return }  // the check above covers the format without it
+    @Test func readingTheArchiveBackGivesEveryEntryStoredWithItsDateAndMode() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.file("archive.zip")
-        try DefaultFixtures.archive.data.write(to: file)
+        try DefaultFixtures.writeArchive(to: file)
+        let archive = try Archive(url: file, accessMode: .read)
+        var read: [String] = []
+        for entry in archive {
+            var contents = Data()
+            _ = try archive.extract(entry) { contents.append($0) }
+            let expected = DefaultFixtures.archiveEntries.first { $0.path == entry.path }
+            #expect(contents == expected?.contents, "\(entry.path)")
+            #expect(entry.fileAttributes[.modificationDate] as? Date == DefaultFixtures.archiveDate, "\(entry.path)")
+            let mode = (entry.fileAttributes[.posixPermissions] as? NSNumber)?.intValue
+            #expect(mode == (entry.type == .directory ? 0o755 : 0o644), "\(entry.path)")
+            #expect(entry.compressedSize == entry.uncompressedSize, "\(entry.path) is stored")
+            read.append(entry.path)
+        }
+        #expect(read == DefaultFixtures.archiveEntries.map(\.path))
+    }
+
+    @Test func unzipAcceptsTheArchive() throws {
+        let unzip = ["/usr/bin/unzip", "/bin/unzip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let unzip else { return }  // the checks above cover the format without it
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("archive.zip")
+        try DefaultFixtures.writeArchive(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: unzip)
         process.arguments = ["-tq", file.path]

@@ -30,6 +30,28 @@ struct VerboseTraceTests {
         #expect(lines.contains { $0.hasPrefix("* Connected to 127.0.0.1") }, "\(run.stderr)")
     }
 
+    @Test func eachHeaderBlockEndsWithABlankLineAsCurlPrintsIt() async throws {
+        let nginx = try await NginxServer.shared()
+        let run = try await CourierBinary.run(["-v", nginx.url("/hello.txt").absoluteString])
+        #expect(run.status == 0, "\(run.stderr)")
+        // The request head, "> ", the response head, "< ", then the rest: only notes, no header line.
+        let lines = Self.lines(run)
+        let request = try #require(lines.firstIndex(of: "> GET /hello.txt HTTP/1.1"), "\(run.stderr)")
+        let response = try #require(lines.firstIndex(of: "< HTTP/1.1 200 OK"), "\(run.stderr)")
+        let requestEnd = try #require(lines[request...].firstIndex { !$0.hasPrefix("> ") || $0 == "> " }, "\(run.stderr)")
+        let responseEnd = try #require(lines[response...].firstIndex { !$0.hasPrefix("< ") || $0 == "< " }, "\(run.stderr)")
+        #expect(lines[requestEnd] == "> " && requestEnd + 1 == response && lines[responseEnd] == "< "
+            && lines[(responseEnd + 1)...].allSatisfy { !$0.hasPrefix("> ") && !$0.hasPrefix("< ") }, "\(run.stderr)")
+    }
+
+    @Test func ftpCommandsAndRepliesGetNoBlankLines() async throws {
+        let ftp = try await FTPTestServer.shared()
+        let run = try await CourierBinary.run(["-v", "-u", "\(FTPTestServer.user):\(FTPTestServer.password)",
+                                               ftp.url(FTPTestServer.Files.hello).absoluteString])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!Self.lines(run).contains { $0 == "> " || $0 == "< " }, "\(run.stderr)")
+    }
+
     @Test func redactsAuthorizationAndCookieByDefault() async throws {
         let nginx = try await NginxServer.shared()
         let run = try await CourierBinary.run(["-v", "-H", "Authorization: Bearer \(Self.token)", "-b", "session=\(Self.cookie)",

@@ -73,11 +73,11 @@ enum DefaultRun {
     private static let gopher = "gopher://127.0.0.1:{gopher-port}"
     private static let zip = "zip://{files-path}/archive.zip!"
 
-    /// The listing the zip plugin answers for the archive's root (``DefaultFixtures/archive``): its
-    /// top-level entries by name, with the Unix modes and the date (1980-01-01 00:00, read as UTC)
-    /// that ``StoredZipArchive`` writes; `docs/` holds `readme.txt`.
+    /// The listing the zip plugin answers for the archive's root (``DefaultFixtures/writeArchive(to:)``):
+    /// its top-level entries by name, with the Unix modes and the date (1980-01-01 00:00, read as
+    /// UTC) that the archive stores; `docs/` holds `readme.txt`.
     static let zipRootListing: String = {
-        let written = Date(timeIntervalSince1970: 315_532_800)
+        let written = DefaultFixtures.archiveDate
         let entries = [
             URLDirectoryEntry(name: "data.json", type: .file, size: Int64(DefaultFixtures.zipJSON.utf8.count),
                               modificationDate: written, permissions: 0o644),

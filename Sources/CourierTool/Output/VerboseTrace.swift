@@ -7,7 +7,8 @@ import Logging
 /// The run's session logs at `trace` to ``handler``, which prints the library's wire-trace records
 /// (those carrying a ``WireTraceKind``): `> ` for request lines and headers sent (or FTP commands),
 /// `< ` for status lines and headers received (or FTP replies), `* ` for libcurl's notes and the
-/// SSH connection's (address, TLS, negotiated methods, host key, authentication). Body sizes and the
+/// SSH connection's (address, TLS, negotiated methods, host key, authentication). Each HTTP request
+/// and response head ends with a blank `> ` or `< ` line (``HeaderBlocks``). Body sizes and the
 /// library's other records (task lifecycle) are left out, as `curl -v` leaves them. The library has
 /// already escaped control bytes and, unless `--trace-secrets`, redacted credentials.
 ///
@@ -39,6 +40,10 @@ enum VerboseTrace {
         }
     }
 
+    /// The header blocks open in the run's transfers (one logger handler is copied per task, so the
+    /// state they share lives here).
+    private static let blocks = Locked(HeaderBlocks())
+
     /// Writes the wire-trace records of the run's session to standard error, with their prefixes.
     struct Handler: LogHandler {
         /// Always `trace`: the run asked to see everything on the wire.
@@ -53,12 +58,10 @@ enum VerboseTrace {
 
         func log(event: LogEvent) {
             guard case .string(let name)? = event.metadata?[CourierLogKey.wire], let kind = WireTraceKind(rawValue: name) else { return }
-            switch kind {
-            case .info, .headerOut, .headerIn:
-                Console.err(kind.prefix + "\(event.message)")
-            case .dataOut, .dataIn:
-                break
-            }
+            // The task's logger carries its identifier; records without one share a block.
+            let transfer = metadata[CourierLogKey.task].map { "\($0)" } ?? ""
+            let lines = VerboseTrace.blocks.withLock { $0.lines(transfer: transfer, kind: kind, message: "\(event.message)") }
+            for line in lines { Console.err(line) }
         }
     }
 }

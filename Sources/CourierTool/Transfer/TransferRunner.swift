@@ -181,8 +181,8 @@ struct TransferRunner: Sendable {
             return StandardOutputSink()
         case .file(let path):
             // A device or a pipe (`-o /dev/null`) is written through: never renamed over, never cut.
-            if SpecialFileSink.isSpecialFile(path) { return try SpecialFileSink(path: path) }
-            return settings.resume != nil ? try AppendingFileSink(path: path, offset: offset) : try AtomicFileSink(path: path)
+            if InPlaceFileSink.isSpecialFile(path) { return try InPlaceFileSink(special: path) }
+            return settings.resume != nil ? try InPlaceFileSink(resuming: path, at: offset) : try AtomicFileSink(path: path)
         }
     }
 

@@ -38,9 +38,11 @@ enum DefaultPlugins {
         return URL(fileURLWithPath: argument).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    /// The source tree this tool was compiled from (`Sources/CourierTool/<this file>` → its root).
+    /// The source tree this tool was compiled from (`Sources/CourierTool/SelfCheck/<this file>` → its
+    /// root).
     private static let sourceRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// `plugin`'s manifest: beside the library as `<scheme>.json` (a release folder made by
     /// `scripts/release`), in the package around the build products directory `products` (the

@@ -1,4 +1,5 @@
 import Foundation
+import ZIPFoundation
 
 /// The files the embedded default run loads, written into a fresh temporary directory that
 /// ``remove()`` deletes afterwards, and the placeholder values the checks' URLs use.
@@ -37,7 +38,7 @@ struct DefaultFixtures: Sendable {
             let folder = directory.appendingPathComponent("folder", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
             try Data("inside\n".utf8).write(to: folder.appendingPathComponent("inside.txt"))
-            try archive.data.write(to: directory.appendingPathComponent("archive.zip"))
+            try writeArchive(to: directory.appendingPathComponent("archive.zip"))
         } catch {
             fixtures.remove()
             throw error
@@ -45,14 +46,30 @@ struct DefaultFixtures: Sendable {
         return fixtures
     }
 
-    /// The archive the zip: checks read.
-    static var archive: StoredZipArchive {
-        var archive = StoredZipArchive()
-        archive.add("hello.txt", Data(helloText.utf8))
-        archive.add("data.json", Data(zipJSON.utf8))
-        archive.add("docs/")
-        archive.add("docs/readme.txt", Data("A stored entry in a directory.\n".utf8))
-        return archive
+    /// The entries of the archive the zip: checks read, in order: a path (a directory's ends in `/`)
+    /// and its contents.
+    static let archiveEntries: [(path: String, contents: Data)] = [
+        ("hello.txt", Data(helloText.utf8)),
+        ("data.json", Data(zipJSON.utf8)),
+        ("docs/", Data()),
+        ("docs/readme.txt", Data("A stored entry in a directory.\n".utf8)),
+    ]
+
+    /// When the archive's entries were last modified, as they are stored: 1980-01-01 00:00 UTC, the
+    /// first time a zip entry can hold, so the zip: listing is the same on every run.
+    static let archiveDate = Date(timeIntervalSince1970: 315_532_800)
+
+    /// Writes the archive with ``archiveEntries`` to `url` (a new file), with ZIPFoundation: every
+    /// entry stored (not compressed), files 0644 and directories 0755.
+    static func writeArchive(to url: URL) throws {
+        let archive = try Archive(url: url, accessMode: .create)
+        for (path, contents) in archiveEntries {
+            try archive.addEntry(with: path, type: path.hasSuffix("/") ? .directory : .file,
+                                 uncompressedSize: Int64(contents.count), modificationDate: archiveDate,
+                                 compressionMethod: .none) { position, size in
+                contents.subdata(in: Int(position)..<(Int(position) + size))
+            }
+        }
     }
 
     /// The values of the placeholders in ``DefaultCheck/url``; a port placeholder is missing until

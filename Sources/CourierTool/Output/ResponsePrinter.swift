@@ -68,9 +68,10 @@ enum ResponsePrinter {
         return lines
     }
 
-    /// Writes `lines` to standard error with `prefix` (`> ` or `< `) and a closing prefix-only line.
+    /// Writes `lines` to standard error with `prefix` (`> ` or `< `) and a closing prefix-only line,
+    /// as the wire trace ends a head (``HeaderBlocks``).
     static func trace(_ lines: [String], prefix: String) {
         for line in lines { Console.err(prefix + line) }
-        Console.err(prefix.trimmingCharacters(in: .whitespaces))
+        Console.err(prefix)
     }
 }

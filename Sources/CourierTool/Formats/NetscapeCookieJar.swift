@@ -96,8 +96,8 @@ enum NetscapeCookieJar {
     static func write(_ cookies: [HTTPCookie], to path: String) throws(ToolFailure) {
         let data = Data(render(cookies).utf8)
         do {
-            if SpecialFileSink.isSpecialFile(path) {
-                let sink = try SpecialFileSink(path: path)
+            if InPlaceFileSink.isSpecialFile(path) {
+                let sink = try InPlaceFileSink(special: path)
                 try sink.write(data)
                 try sink.finish()
             } else {

@@ -36,10 +36,15 @@ typealias ResponseCheck = @Sendable (URLResponse) -> ResponseDecision
 /// redirects and challenges by its ``TransferPolicy``, feeds the progress meter, and turns the end of
 /// the task into one ``FetchOutcome``.
 ///
+/// When the sink is a ``DownloadFileSink`` that takes a download file (`-o FILE`), the data task
+/// becomes a download task once the response has passed its check: the body is then written where
+/// it is received, with no hop per chunk to the delegate queue, and the finished file is handed to
+/// the sink.
+///
 /// It also handles the two ways the tool stops a load itself, ``stop(with:)``: `-m` running out and
 /// Ctrl-C. Both cancel the task and record why, and if the session never reports the end the outcome
 /// is delivered anyway after a short grace period, so a fetch always ends.
-final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class StreamingDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
     private struct State {
         var continuation: CheckedContinuation<FetchOutcome, Never>?
         var task: URLSessionTask?
@@ -149,7 +154,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         switch check(response) {
         case .proceed:
             progress?.expect(response.expectedContentLength)
-            completionHandler(.allow)
+            let download = !(dataTask is URLSessionUploadTask) && (sink as? any DownloadFileSink)?.takesDownloadFile == true
+            completionHandler(download ? .becomeDownload : .allow)
         case .skipBody:
             state.withLock { $0.skipped = true }
             completionHandler(.cancel)
@@ -174,6 +180,37 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             stop(with: ToolFailure(wrapping: error))
         }
     }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome downloadTask: URLSessionDownloadTask) {
+        let stopped = state.withLock { state -> Bool in
+            if !state.finished { state.task = downloadTask }
+            return state.stopped
+        }
+        if stopped { downloadTask.cancel() }
+    }
+
+    // MARK: URLSessionDownloadDelegate
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64)
+    {
+        state.withLock { $0.outcome.bytes = totalBytesWritten }
+        progress?.received(bytesWritten)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        guard !state.withLock({ $0.stopped || $0.finished }), let sink = sink as? any DownloadFileSink else { return }
+        var info = stat()
+        let size = stat(location.path, &info) == 0 ? Int64(info.st_size) : nil
+        do {
+            try sink.adopt(downloadFile: location)
+            if let size { state.withLock { $0.outcome.bytes = size } }
+        } catch {
+            stop(with: ToolFailure(wrapping: error))
+        }
+    }
+
+    // MARK: Completion
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if state.withLock({ $0.outcome.response == nil }), let response = task.response {
