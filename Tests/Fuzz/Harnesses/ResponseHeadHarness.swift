@@ -3,7 +3,8 @@
 import Foundation
 
 /// `CurlResponseHeadParser`: the input split into lines (each keeps its LF) as libcurl's header
-/// callback hands them over. A head has a final (non-1xx) status code of three digits and an
+/// callback hands them over. A head has a final status code of three digits (not 1xx, except 101
+/// Switching Protocols, which ends the head as libcurl treats it) and an
 /// `HTTP/` version that parse back to themselves, and field names without surrounding blanks that
 /// can be looked up.
 enum ResponseHeadHarness {
@@ -16,7 +17,7 @@ enum ResponseHeadHarness {
             start = end
             let outcome = Data(line).withUnsafeBytes { parser.consume($0) }
             guard case .head(let head) = outcome else { continue }
-            fuzzCheck((200...999).contains(head.statusCode), "status \(head.statusCode)")
+            fuzzCheck((200...999).contains(head.statusCode) || head.statusCode == 101, "status \(head.statusCode)")
             fuzzCheck(head.httpVersion.hasPrefix("HTTP/") && !head.httpVersion.contains(" "),
                       "version \(head.httpVersion)")
             let statusLine = "\(head.httpVersion) \(head.statusCode) Reason"
