@@ -36,11 +36,7 @@ struct AgentCommand: ParsableCommand {
             Console.err("courier: \(failure.message)")
             Foundation.exit(failure.exit.rawValue)
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                Console.err(fullMessage(for: error))
-                Foundation.exit(ToolExit.usage.rawValue)
-            }
-            exit(withError: error)
+            exitReporting(error)
         }
     }
 

@@ -160,7 +160,7 @@ struct CourierCommand: AsyncParsableCommand {
         // `courier plugins …` is routed here.
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == PluginsCommand.configuration.commandName {
-            PluginsCommand.main(arguments: Array(arguments.dropFirst()))
+            await PluginsCommand.main(arguments: Array(arguments.dropFirst()))
         }
         if arguments.first == AgentCommand.configuration.commandName {
             AgentCommand.main(arguments: Array(arguments.dropFirst()))
@@ -178,19 +178,6 @@ struct CourierCommand: AsyncParsableCommand {
             }
             Foundation.exit(ToolExit.ok.rawValue)
         }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                Console.err(fullMessage(for: error))
-                Foundation.exit(ToolExit.usage.rawValue)
-            }
-            exit(withError: error)
-        }
+        await parseRunAndExit()
     }
 }

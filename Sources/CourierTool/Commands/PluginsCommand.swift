@@ -21,18 +21,8 @@ struct PluginsCommand: ParsableCommand {
 
     /// Runs `courier plugins` with `arguments` (the words after `plugins`) and exits, with
     /// ``ToolExit/usage`` for command-line mistakes as the main command does.
-    static func main(arguments: [String]) -> Never {
-        do {
-            var command = try parseAsRoot(arguments)
-            try command.run()
-            Foundation.exit(ToolExit.ok.rawValue)
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                Console.err(fullMessage(for: error))
-                Foundation.exit(ToolExit.usage.rawValue)
-            }
-            exit(withError: error)
-        }
+    static func main(arguments: [String]) async -> Never {
+        await parseRunAndExit(arguments)
     }
 
     func run() throws {

@@ -39,21 +39,7 @@ struct WebSocketCommand: AsyncParsableCommand {
 
     /// Runs `courier ws` with `arguments` (the words after `ws`) and exits.
     static func main(arguments: [String]) async -> Never {
-        do {
-            var command = try parseAsRoot(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-            Foundation.exit(ToolExit.ok.rawValue)
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                Console.err(fullMessage(for: error))
-                Foundation.exit(ToolExit.usage.rawValue)
-            }
-            exit(withError: error)
-        }
+        await parseRunAndExit(arguments)
     }
 
     func validate() throws {

@@ -50,7 +50,9 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     static let resourceKey = "curl.multi"
 
     /// The longest the loop sleeps without a reason to wake (a safety net; libcurl's timers and
-    /// the eventfd normally wake it).
+    /// the eventfd normally wake it). A sleep that lasts this long with nothing happening is followed
+    /// by one pass over every transfer (`runAll`), as libcurl's easy interface runs each transfer at
+    /// least once a second.
     private static let longestSleepMilliseconds = 1000
 
     /// How long the loop thread stays without transfers before it ends (milliseconds): long enough
@@ -312,9 +314,12 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         var ready: [CurlEventPoller.Event] = []
         /// Since when (monotonic nanoseconds) no transfer has run; 0 while one does.
         var idleSince: UInt64 = 0
+        /// Whether the last sleep ran its whole safety-net length with nothing to wake it.
+        var safetyPassDue = false
         while true {
             let step: LoopStep = driveLock.withLock {
                 var running: Int32 = 0
+                if safetyPassDue { runAll() }
                 for event in ready {
                     if let client = clients[event.socket] {
                         // An error or hang-up counts as both: the client's read or write finds out.
@@ -347,8 +352,14 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             }
             switch step {
             case .sleep(let milliseconds):
+                let sleptFrom = monotonicNanoseconds()
                 ready = poller.wait(milliseconds: milliseconds)
                 stateLock.withLock { loopSleepsUntil = 0 }
+                // A whole second with no socket event and no timer: run every transfer once, as
+                // libcurl's easy interface does, so that a transfer libcurl forgot to schedule
+                // (``CurlFTPDoPhaseNudge`` describes one such stall) waits a second, not its timeout.
+                safetyPassDue = ready.isEmpty && milliseconds >= Self.longestSleepMilliseconds
+                    && monotonicNanoseconds() &- sleptFrom >= UInt64(milliseconds) * 1_000_000
             case .end:
                 return
             case .stop:
