@@ -1,0 +1,1 @@
+../../CourierTests/TestServers/EchoedRequest.swift
