@@ -75,6 +75,15 @@ class StandardHandler(FTPHandler):
     # otherwise; here it is always this one.
     transfer_reply = "150 Opening data connection."
 
+    def _on_dtp_connection(self):
+        # pyftpdlib (2.2.0) keeps the PORT/EPRT connector after handing its socket to the data
+        # handler and closes it at QUIT: that unregisters the connector's old descriptor number from
+        # the I/O loop, a number the kernel may have given to a new control connection meanwhile,
+        # which then never hears its commands (a client sending USER waited forever, about one run
+        # of the FTP suite in ten under load). The connector's work ends here, so forget it.
+        self._dtp_connector = None
+        super()._on_dtp_connection()
+
     def respond(self, resp, *args, **kwargs):
         if resp[:4] in ("125 ", "150 "):
             text = resp[4:] if resp[4:].startswith("FILE:") else self.transfer_reply[4:]  # STOU names its file
