@@ -24,6 +24,23 @@ enum DefaultRunner {
     /// The most body bytes a check keeps to compare with its expected body.
     static let sampleLimit = 4096
 
+    /// Starts one of the default run's loopback servers and records whether it is ready for the
+    /// checks that need it; `nil` (and the reason in `availability`) when it could not start.
+    private static func start<Server>(_ name: String, requirement: Requirement,
+                                      availability: inout [Requirement: Availability],
+                                      log: (String) -> Void, _ make: () throws -> Server) -> Server?
+        where Server: LoopbackService {
+        do {
+            let server = try make()
+            availability[requirement] = .ready
+            log("loopback \(name) server on 127.0.0.1:\(server.port)")
+            return server
+        } catch {
+            availability[requirement] = .broken("the loopback \(name) server did not start: \(error)")
+            return nil
+        }
+    }
+
     /// Runs every check; returns ``ToolExit/ok`` only if none ended unexpectedly (skipped checks
     /// are not failures).
     static func run(maxTime: TimeInterval?, verbose: Bool) async -> ToolExit {
@@ -38,29 +55,11 @@ enum DefaultRunner {
         let log: (String) -> Void = { line in if verbose { Console.err("* \(line)") } }
 
         var availability: [Requirement: Availability] = [:]
-        let httpServer: LoopbackServer?
-        do {
-            let server = try LoopbackServer()
-            httpServer = server
-            fixtures.httpPort = server.port
-            availability[.httpServer] = .ready
-            log("loopback HTTP server on 127.0.0.1:\(server.port)")
-        } catch {
-            httpServer = nil
-            availability[.httpServer] = .broken("the loopback HTTP server did not start: \(error)")
-        }
+        let httpServer = start("HTTP", requirement: .httpServer, availability: &availability, log: log) { try LoopbackServer() }
+        fixtures.httpPort = httpServer?.port
         defer { httpServer?.stop() }
-        let gopherServer: LoopbackGopherServer?
-        do {
-            let server = try LoopbackGopherServer()
-            gopherServer = server
-            fixtures.gopherPort = server.port
-            availability[.gopherServer] = .ready
-            log("loopback gopher server on 127.0.0.1:\(server.port)")
-        } catch {
-            gopherServer = nil
-            availability[.gopherServer] = .broken("the loopback gopher server did not start: \(error)")
-        }
+        let gopherServer = start("gopher", requirement: .gopherServer, availability: &availability, log: log) { try LoopbackGopherServer() }
+        fixtures.gopherPort = gopherServer?.port
         defer { gopherServer?.stop() }
         for (scheme, state) in DefaultPlugins.install(into: fixtures.pluginDirectory, log: log) {
             availability[.plugin(scheme)] = state
