@@ -39,6 +39,37 @@ struct BackgroundDiskFullTests {
     }
 }
 
+/// The agent checks a download's expected size against the free space of its `downloads/` before
+/// writing: the app's `countOfBytesClientExpectsToReceive` before the transfer starts.
+@Suite("Background free-space checks", .serialized, .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"))
+struct BackgroundFreeSpaceTests {
+    @Test("a download whose countOfBytesClientExpectsToReceive exceeds the free space fails with cannotWriteToFile before nginx is asked")
+    func hintLargerThanFreeSpaceFailsBeforeStarting() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let downloads = sandbox.directories.downloads
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
+        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        defer { mount.unmount() }
+
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("hint"), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        // A unique query, to look for in nginx's access log: the request must never be sent.
+        let marker = "hint-\(UUID().uuidString)"
+        let task = session.downloadTask(with: nginx.url("\(NginxServer.Files.hello)?\(marker)"))
+        task.countOfBytesClientExpectsToReceive = 8 << 20
+        task.resume()
+        await waitUntil { recorder.state.current.completions[task.taskIdentifier] != nil }
+        let error = recorder.state.current.completions[task.taskIdentifier] ?? nil
+        let log = (try? String(contentsOf: nginx.prefix.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
+        #expect(error?.code == .cannotWriteToFile && error?.localizedDescription.contains("No space left") == true
+                && !log.contains(marker), "\(String(describing: error))")
+    }
+}
+
 /// A small tmpfs mounted for one test, unmounted (lazily, so a file still open does not stop
 /// it) when the test ends.
 struct SmallTmpfs {
