@@ -24,7 +24,7 @@ extension Agent {
     /// Starts waiting tasks while there are free transfer slots: oldest first, discretionary
     /// sessions' tasks after the others (the smaller by the app's byte-count hints first), at most
     /// `httpMaximumConnectionsPerHost` transfers per identifier and host. A download whose
-    /// `countOfBytesClientExpectsToReceive` does not fit in the free space fails instead
+    /// `countOfBytesClientExpectsToReceive` does not fit in the free space waits
     /// (``AgentDiskSpace``). The tasks become `running`; the transfers are made by ``perform(_:)``.
     func scheduleLocked(_ state: inout AgentState) -> AgentEffects {
         var effects = AgentEffects()
@@ -41,10 +41,11 @@ extension Agent {
             .sorted { ($0.rank, $0.size, $0.row.created, $0.row.key) < ($1.rank, $1.size, $1.row.created, $1.row.key) }
             .map(\.row)
         for row in ready where free > 0 {
+            // The hint is a best guess: a download it says does not fit waits (checked again at
+            // every tick) until space is free or its resource timeout ends it.
             if row.kind == .download, row.clientExpectsToReceive > 0,
-               let shortage = AgentDiskSpace.shortage(needed: row.clientExpectsToReceive - (row.resumeData == nil ? 0 : row.counts.received),
-                                                      in: directories.downloads, url: row.request.url) {
-                effects.merge((try? endLocked(&state, row.key, shortage)) ?? AgentEffects())
+               AgentDiskSpace.shortage(needed: row.clientExpectsToReceive - (row.resumeData == nil ? 0 : row.counts.received),
+                                       in: directories.downloads, url: row.request.url) != nil {
                 continue
             }
             let settings = settingsLocked(&state, row.key.session)

@@ -5,10 +5,11 @@ import Glibc
 #endif
 
 /// Whether a download fits on the file system of the agent's `downloads/` directory, judged by
-/// `statvfs` before it is written: `countOfBytesClientExpectsToReceive` before the transfer
-/// starts, the response's length once the first bytes arrive. A download that cannot fit fails
-/// with `cannotWriteToFile` — the error of a disk that fills up during a download — rather than
-/// fill the disk first.
+/// `statvfs`: `countOfBytesClientExpectsToReceive` before the transfer starts (a download that
+/// does not fit by this best guess waits for space, as Apple uses the hint for scheduling), the
+/// response's length once the first bytes arrive (a download that cannot fit then fails with
+/// `cannotWriteToFile` — the error of a disk that fills up during a download — rather than fill
+/// the disk first).
 enum AgentDiskSpace {
     /// The bytes an unprivileged process may still write on the file system of `path`
     /// (`f_bavail` blocks of `f_frsize`), or `nil` when `statvfs` fails.
