@@ -41,8 +41,7 @@ struct BackgroundDiskFullTests {
 
 /// The agent checks a download's expected size against the free space of its `downloads/`: the
 /// app's `countOfBytesClientExpectsToReceive` before the transfer starts (a download that does not
-/// fit waits for space; the response's length, checked at the first bytes, fails one that cannot
-/// fit: `BackgroundDiskFullTests`).
+/// fit waits for space), the response's length at the first bytes (a download that cannot fit fails).
 @Suite("Background free-space checks", .serialized, .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"))
 struct BackgroundFreeSpaceTests {
     @Test("a download whose countOfBytesClientExpectsToReceive exceeds the free space waits, unrequested, until there is space, then finishes")
@@ -75,6 +74,30 @@ struct BackgroundFreeSpaceTests {
         #expect(!requestedWhileShort && !endedWhileShort
                 && state.files[task.taskIdentifier]?.hash == StreamHash.of(NginxServer.Files.helloContents),
                 "requested: \(requestedWhileShort), ended: \(endedWhileShort), \(String(describing: state.completions[task.taskIdentifier]))")
+    }
+
+    @Test("a download whose response length exceeds the free space ends at its first bytes with cannotWriteToFile, naming the shortfall")
+    func responseLengthLargerThanFreeSpaceFails() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let downloads = sandbox.directories.downloads
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
+        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        defer { mount.unmount() }
+
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("length"), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(with: nginx.url(NginxServer.Files.medium))
+        task.resume()
+        await waitUntil { recorder.state.current.completions[task.taskIdentifier] != nil }
+        let error = recorder.state.current.completions[task.taskIdentifier] ?? nil
+        // The agent's own message (not the file system's "No space left on device"): it stopped
+        // the download before filling the disk.
+        #expect(error?.code == .cannotWriteToFile && error?.localizedDescription.contains("No space left for the download: it needs") == true
+                && sandbox.partialFiles.isEmpty, "\(String(describing: error)), left: \(sandbox.partialFiles)")
     }
 }
 
