@@ -6,12 +6,17 @@ import Testing
 /// The agent's SQLite store: schema, events and acknowledgements.
 @Suite("Agent store")
 struct AgentStoreTests {
-    @Test("a completion is stored as an event until acknowledged, then the task is forgotten")
-    func acknowledgementForgetsTask() throws {
+    /// A new store in a directory of its own (the caller removes the directory).
+    private static func makeStore() throws -> (AgentStore, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (try AgentStore(path: directory.appendingPathComponent("agent.sqlite").path), directory)
+    }
+
+    @Test("a completion is stored as an event until acknowledged, then the task is forgotten")
+    func acknowledgementForgetsTask() throws {
+        let (store, directory) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try AgentStore(path: directory.appendingPathComponent("agent.sqlite").path)
         let key = AgentTaskKey(session: "s", taskID: 1)
         let request = try #require(AgentRequestRecord.make(from: URLRequest(url: URL(string: "http://127.0.0.1/x")!))?.0)
         try store.insert(AgentTaskRow(key: key, kind: .download, request: request, phase: .waiting, created: Date()))
@@ -28,10 +33,8 @@ struct AgentStoreTests {
 
     @Test("the app's byte-count hints are stored with the task (migration 3) and read back")
     func byteCountHintsAreStored() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (store, directory) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try AgentStore(path: directory.appendingPathComponent("agent.sqlite").path)
         let request = try #require(AgentRequestRecord.make(from: URLRequest(url: URL(string: "http://127.0.0.1/x")!))?.0)
         try store.insert(AgentTaskRow(key: AgentTaskKey(session: "s", taskID: 1), kind: .download, request: request, phase: .waiting,
                                       created: Date(), clientExpectsToReceive: 5_000, clientExpectsToSend: 300))
