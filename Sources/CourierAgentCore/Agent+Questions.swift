@@ -18,10 +18,15 @@ enum AgentQuestionReply: Sendable {
     case redirect(proposed: URLRequest, sent: AgentRequestRecord, handler: @Sendable (URLRequest?) -> Void)
     /// `didReceive challenge`: a server-trust challenge's trust object, to accept it with.
     case challenge(trust: SecTrust?, handler: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+    /// `urlSession(_:dataTask:didReceive:completionHandler:)` of an upload.
+    case response(handler: @Sendable (URLSession.ResponseDisposition) -> Void)
+    /// `willBeginDelayedRequest`: how the agent goes on with a delayed task (``Agent/beginDelayed(_:_:_:)``).
+    case delayedRequest(handler: @Sendable (AgentAnswer?) -> Void)
 
     /// Calls the handler with the app's `answer`, or with the default when there is none (no app
     /// connected, it went away, or it did not answer in time): follow the redirect, default
-    /// handling (the credential storage's credentials, the system's trust).
+    /// handling (the credential storage's credentials, the system's trust), take the response,
+    /// start the delayed request.
     func deliver(_ answer: AgentAnswer?) {
         switch self {
         case .redirect(let proposed, let sent, let handler):
@@ -35,17 +40,27 @@ enum AgentQuestionReply: Sendable {
                                                       persistence: URLCredential.Persistence(rawValue: persistence) ?? .forSession))
             case .trustServer?:
                 if let trust { handler(.useCredential, URLCredential(trust: trust)) } else { handler(.performDefaultHandling, nil) }
+            case .useClientCertificate(let certificate, let privateKey, let passphrase, let persistence)?:
+                handler(.useCredential, URLCredential(clientCertificateURL: URL(fileURLWithPath: certificate),
+                                                      privateKeyURL: privateKey.map { URL(fileURLWithPath: $0) }, passphrase: passphrase,
+                                                      persistence: URLCredential.Persistence(rawValue: persistence) ?? .forSession))
             case .withoutCredential?: handler(.useCredential, nil)
             case .cancel?: handler(.cancelAuthenticationChallenge, nil)
             case .rejectProtectionSpace?: handler(.rejectProtectionSpace, nil)
-            case .defaultHandling?, .redirect?, nil: handler(.performDefaultHandling, nil)
+            case .defaultHandling?, .redirect?, .response?, .continueLoading?, .useNewRequest?, .cancelDelayedRequest?, nil:
+                handler(.performDefaultHandling, nil)
             }
+        case .response(let handler):
+            if case .response(allow: false)? = answer { handler(.cancel) } else { handler(.allow) }
+        case .delayedRequest(let handler):
+            handler(answer)
         }
     }
 }
 
-// Questions to a connected app: redirects and challenges of the agent's transfers go to the app of
-// their identifier when one is connected, and are decided by default otherwise.
+// Questions to a connected app: redirects, challenges, upload responses and delayed starts of the
+// agent's transfers go to the app of their identifier when one is connected, and are decided by
+// default otherwise.
 extension Agent {
     /// How long the agent waits for an app's answer.
     static let questionTimeout: Double = 60

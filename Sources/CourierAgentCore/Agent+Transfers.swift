@@ -22,8 +22,10 @@ extension Agent {
     static let discardingErrors: Set<URLError.Code> = [.cannotWriteToFile, .cannotCreateFile]
 
     /// Starts waiting tasks while there are free transfer slots: oldest first, discretionary
-    /// sessions' tasks after the others, at most `httpMaximumConnectionsPerHost` transfers per
-    /// identifier and host. The tasks become `running`; the transfers are made by ``perform(_:)``.
+    /// sessions' tasks after the others (the smaller by the app's byte-count hints first), at most
+    /// `httpMaximumConnectionsPerHost` transfers per identifier and host. A download whose
+    /// `countOfBytesClientExpectsToReceive` does not fit in the free space waits
+    /// (``AgentDiskSpace``). The tasks become `running`; the transfers are made by ``perform(_:)``.
     func scheduleLocked(_ state: inout AgentState) -> AgentEffects {
         var effects = AgentEffects()
         let running = state.tasks.values.filter { if case .running = $0.lifecycle.phase { return true } else { return false } }
@@ -35,9 +37,17 @@ extension Agent {
         let ready = state.tasks.values
             .filter { $0.lifecycle.phase == .waiting && ($0.notBefore ?? .distantPast) <= now }
             .map { (discretionary: settingsLocked(&state, $0.row.key.session).isDiscretionary, row: $0.row) }
-            .sorted { ($0.discretionary ? 1 : 0, $0.row.created, $0.row.key) < ($1.discretionary ? 1 : 0, $1.row.created, $1.row.key) }
+            .map { (rank: $0.discretionary ? 1 : 0, size: $0.discretionary ? Self.expectedSize($0.row) : 0, row: $0.row) }
+            .sorted { ($0.rank, $0.size, $0.row.created, $0.row.key) < ($1.rank, $1.size, $1.row.created, $1.row.key) }
             .map(\.row)
         for row in ready where free > 0 {
+            // The hint is a best guess: a download it says does not fit waits (checked again at
+            // every tick) until space is free or its resource timeout ends it.
+            if row.kind == .download, row.clientExpectsToReceive > 0,
+               AgentDiskSpace.shortage(needed: row.clientExpectsToReceive - (row.resumeData == nil ? 0 : row.counts.received),
+                                       in: directories.downloads, url: row.request.url) != nil {
+                continue
+            }
             let settings = settingsLocked(&state, row.key.session)
             let host = Self.hostKey(row)
             guard perHost[host, default: 0] < max(1, settings.maximumConnectionsPerHost),
@@ -45,15 +55,25 @@ extension Agent {
             entry.row.phase = .running
             entry.checkpointTime = now
             entry.notBefore = nil
+            let asks = row.earliestBeginDate != nil && !entry.delayAsked
+            entry.delayAsked = true
+            entry.spaceChecked = false
             state.tasks[row.key] = entry
             try? state.store.setPhase(row.key, .running)
             effects.starts.append(AgentStartOrder(key: row.key, generation: generation, kind: row.kind,
                                                   request: row.request.urlRequest(secrets: entry.secrets),
-                                                  resumeData: row.resumeData, uploadFile: row.uploadFile, settings: settings))
+                                                  resumeData: row.resumeData, uploadFile: row.uploadFile, settings: settings,
+                                                  asksBeforeStart: asks))
             perHost[host, default: 0] += 1
             free -= 1
         }
         return effects
+    }
+
+    /// The bytes a task expects to move by the app's hints, for ordering; unknown sorts last.
+    private static func expectedSize(_ row: AgentTaskRow) -> Int64 {
+        guard row.clientExpectsToReceive >= 0 || row.clientExpectsToSend >= 0 else { return .max }
+        return max(0, row.clientExpectsToReceive) + max(0, row.clientExpectsToSend)
     }
 
     /// The identifier and host a task's transfers count against for `httpMaximumConnectionsPerHost`.
@@ -84,8 +104,9 @@ extension Agent {
         if !follow.isEmpty { perform(follow) }
     }
 
-    /// Makes and resumes one transfer, unless its task was stopped meanwhile.
-    private func start(_ order: AgentStartOrder) -> AgentEffects {
+    /// Makes and resumes one transfer, unless its task was stopped meanwhile. A delayed task's
+    /// first transfer waits for the connected app's `willBeginDelayedRequest` (``askBeforeStart(_:_:)``).
+    func start(_ order: AgentStartOrder) -> AgentEffects {
         let session = transferSession(order.key.session, order.settings)
         let transfer: URLSessionTask?
         switch order.kind {
@@ -117,6 +138,7 @@ extension Agent {
             return (true, AgentEffects())
         }
         if current {
+            if let transfer, order.asksBeforeStart, askBeforeStart(transfer, order) { return effects }
             transfer?.resume()
         } else {
             transfer?.cancel()
@@ -174,10 +196,22 @@ extension Agent {
     // MARK: Reports of the transfers (on the transfer sessions' delegate queues)
 
     /// Bytes reached a download's file: counters, a checkpoint every 4 MiB or 2 s, and progress
-    /// to a connected client. The checkpoint's resume data is taken with the lock released.
+    /// to a connected client. The checkpoint's resume data is taken with the lock released. At the
+    /// first report the response's length is checked against the free space: a download that
+    /// cannot fit ends at once (``AgentDiskSpace``).
     func transferWrote(_ transfer: URLSessionTask, written: Int64, total: Int64, expected: Int64) {
-        let due: AgentTaskKey? = state.withLock { state in
-            guard let (key, _) = state.transfers[ObjectIdentifier(transfer)], var entry = state.tasks[key] else { return nil }
+        let (due, effects): (AgentTaskKey?, AgentEffects) = state.withLock { state in
+            guard let (key, _) = state.transfers[ObjectIdentifier(transfer)], var entry = state.tasks[key] else { return (nil, AgentEffects()) }
+            if !entry.spaceChecked {
+                entry.spaceChecked = true
+                state.tasks[key] = entry
+                if expected > 0, let shortage = AgentDiskSpace.shortage(needed: expected - total, in: directories.downloads,
+                                                                         url: entry.row.request.url) {
+                    var effects = (try? endLocked(&state, key, shortage)) ?? AgentEffects()
+                    effects.merge(scheduleLocked(&state))
+                    return (nil, effects)
+                }
+            }
             entry.row.counts.received = total
             entry.row.counts.expectedToReceive = expected
             let now = Date()
@@ -190,8 +224,9 @@ extension Agent {
             state.tasks[key] = entry
             sendLocked(state, key.session, AgentEvent(sequence: 0, taskID: key.taskID,
                                                       kind: .progress(written: written, total: total, expected: expected)))
-            return due ? key : nil
+            return (due ? key : nil, AgentEffects())
         }
+        if !effects.isEmpty { perform(effects) }
         guard let key = due, let data = (transfer as? URLSessionDownloadTask)?.checkpointResumeData() else { return }
         state.withLock { state in
             guard state.transfers[ObjectIdentifier(transfer)]?.key == key, var entry = state.tasks[key] else { return }

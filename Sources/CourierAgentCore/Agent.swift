@@ -52,6 +52,11 @@ final class Agent: Sendable {
         var checkpointTime = Date()
         /// Not to start before this (a retry's delay, or the earliest begin date).
         var notBefore: Date?
+        /// The app was asked `willBeginDelayedRequest` (or had no chance to be) for this task
+        /// since the agent loaded it.
+        var delayAsked = false
+        /// The running transfer's expected length was checked against the free space.
+        var spaceChecked = false
     }
 
     /// One client's entry.
@@ -213,7 +218,8 @@ final class Agent: Sendable {
             throw AgentRefusal(code: .badURL, message: "the task's URL \(spec.request.url) is not valid")
         }
         var row = AgentTaskRow(key: key, kind: spec.kind, request: spec.request, phase: .waiting, uploadFile: nil,
-                               earliestBeginDate: spec.earliestBeginDate, taskDescription: spec.taskDescription, created: Date())
+                               earliestBeginDate: spec.earliestBeginDate, taskDescription: spec.taskDescription, created: Date(),
+                               clientExpectsToReceive: spec.clientExpectsToReceive ?? -1, clientExpectsToSend: spec.clientExpectsToSend ?? -1)
         if spec.kind == .download, let resumeData = spec.resumeData {
             // `downloadTask(withResumeData:)`: continues from the partial file the resume data
             // names, which stops being a kept leftover.

@@ -48,4 +48,7 @@ struct AgentStartOrder: Sendable {
     let uploadFile: String?
     /// The settings of the task's identifier (for its transfer session).
     let settings: AgentSessionSettings
+    /// Whether the connected app is asked `willBeginDelayedRequest` before the transfer is resumed
+    /// (the first start of a task with an `earliestBeginDate`).
+    var asksBeforeStart = false
 }

@@ -49,5 +49,10 @@ enum AgentSchema {
             expires REAL NOT NULL
         );
         """,
+        // 3: the app's byte-count hints (countOfBytesClientExpectsToReceive / …ToSend; -1: none).
+        """
+        ALTER TABLE tasks ADD COLUMN client_expects_receive INTEGER NOT NULL DEFAULT -1;
+        ALTER TABLE tasks ADD COLUMN client_expects_send INTEGER NOT NULL DEFAULT -1;
+        """,
     ]
 }

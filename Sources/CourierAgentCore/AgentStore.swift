@@ -27,6 +27,9 @@ struct AgentTaskRow: Sendable, Equatable {
     var resumeData: Data?
     var response: AgentResponseRecord?
     var created: Date
+    /// The app's hints: `countOfBytesClientExpectsToReceive` and `…ToSend` (-1: none).
+    var clientExpectsToReceive: Int64 = -1
+    var clientExpectsToSend: Int64 = -1
 
     /// What clients see of it.
     var snapshot: AgentTaskSnapshot {
@@ -115,13 +118,14 @@ final class AgentStore {
         try database.transaction {
             try database.query("""
                 INSERT INTO tasks (session, task_id, kind, request, phase, upload_file, earliest_begin, description,
-                                   bytes_expected_to_send, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   bytes_expected_to_send, created, client_expects_receive, client_expects_send)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(row.key.session), .integer(Int64(row.key.taskID)), .text(row.kind.rawValue), .blob(request),
                       .text(row.phase.rawValue), row.uploadFile.map(SQLiteValue.text) ?? .null,
                       row.earliestBeginDate.map { .real($0.timeIntervalSince1970) } ?? .null,
                       row.taskDescription.map(SQLiteValue.text) ?? .null, .integer(row.counts.expectedToSend),
-                      .real(row.created.timeIntervalSince1970)])
+                      .real(row.created.timeIntervalSince1970), .integer(row.clientExpectsToReceive),
+                      .integer(row.clientExpectsToSend)])
             if let resumeData = row.resumeData {
                 try database.query("UPDATE tasks SET resume_data = ? WHERE session = ? AND task_id = ?",
                                    [.blob(resumeData), .text(row.key.session), .integer(Int64(row.key.taskID))])
@@ -172,11 +176,12 @@ final class AgentStore {
     func allTasks() throws -> [AgentTaskRow] {
         let rows = try database.query("""
             SELECT session, task_id, kind, request, phase, upload_file, earliest_begin, description, bytes_received,
-                   bytes_expected, bytes_sent, bytes_expected_to_send, resume_data, response, created
+                   bytes_expected, bytes_sent, bytes_expected_to_send, resume_data, response, created,
+                   client_expects_receive, client_expects_send
             FROM tasks ORDER BY created, session, task_id
             """)
         return rows.compactMap { row -> AgentTaskRow? in
-            guard row.count == 15, let session = row[0].text, let kind = row[2].text.flatMap(AgentTaskKind.init(rawValue:)),
+            guard row.count == 17, let session = row[0].text, let kind = row[2].text.flatMap(AgentTaskKind.init(rawValue:)),
                   let requestBlob = row[3].blob, let request = try? decoder.decode(AgentRequestRecord.self, from: requestBlob),
                   let phase = row[4].text.flatMap(AgentTaskPhase.init(rawValue:)) else { return nil }
             var counts = AgentByteCounts()
@@ -189,7 +194,8 @@ final class AgentStore {
                                 earliestBeginDate: row[6] == .null ? nil : Date(timeIntervalSince1970: row[6].real),
                                 taskDescription: row[7].text, counts: counts, resumeData: row[12].blob,
                                 response: row[13].blob.flatMap { try? decoder.decode(AgentResponseRecord.self, from: $0) },
-                                created: Date(timeIntervalSince1970: row[14].real))
+                                created: Date(timeIntervalSince1970: row[14].real), clientExpectsToReceive: row[15].integer,
+                                clientExpectsToSend: row[16].integer)
         }
     }
 

@@ -35,15 +35,25 @@ final class AgentTransferDelegate: NSObject, URLSessionDownloadDelegate, URLSess
         }
     }
 
-    /// A challenge (server trust, HTTP authentication): the connected app answers; without one,
-    /// default handling (the credential storage's `.permanent` credentials, the system's trust).
-    /// Client certificates are not asked for: the app's identity files are its own.
+    /// A challenge (server trust, HTTP authentication, client certificate): the connected app
+    /// answers (a client certificate by its files' paths); without one, default handling (the
+    /// credential storage's `.permanent` credentials, the system's trust).
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        guard challenge.protectionSpace.authenticationMethod != NSURLAuthenticationMethodClientCertificate, let agent,
+        guard let agent,
               agent.ask(task, .challenge(AgentChallengeRecord(challenge)),
                         .challenge(trust: challenge.protectionSpace.serverTrust, handler: completionHandler)) else {
             completionHandler(.performDefaultHandling, nil)
+            return
+        }
+    }
+
+    /// An upload's response (upload tasks are data tasks): the connected app decides `.allow` or
+    /// `.cancel`; without one it is taken, as Apple's daemon does for an app that is not running.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        guard let agent, agent.ask(dataTask, .response(AgentResponseRecord(response)), .response(handler: completionHandler)) else {
+            completionHandler(.allow)
             return
         }
     }

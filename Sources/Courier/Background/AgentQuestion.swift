@@ -1,14 +1,31 @@
 import Foundation
 
 /// Something the agent asks the connected app about a running transfer, as Apple's daemon asks a
-/// running app's delegate: a redirect to follow or not, a challenge to answer. Sent in an
+/// running app's delegate: a redirect to follow or not, a challenge to answer, an upload's response
+/// to take or not, a delayed task to start or not. Sent in an
 /// ``AgentEvent`` (never stored: with no app connected the agent decides alone) and answered with
 /// ``AgentRequest/answer(question:_:)``.
 package enum AgentQuestion: Codable, Sendable, Equatable {
     /// `willPerformHTTPRedirection`: the redirect response and the request the agent would send.
     case redirect(response: AgentResponseRecord, request: AgentRequestRecord)
-    /// `didReceive challenge`: server trust or HTTP authentication.
+    /// `didReceive challenge`: server trust, HTTP authentication or a client certificate.
     case challenge(AgentChallengeRecord)
+    /// `urlSession(_:dataTask:didReceive:completionHandler:)`: an upload task's response (upload
+    /// tasks are data tasks; download tasks never get it).
+    case response(AgentResponseRecord)
+    /// `willBeginDelayedRequest`: a task with an `earliestBeginDate` is due, with this request.
+    case delayedRequest(AgentRequestRecord)
+
+    /// What the agent does when the app cannot decide (the task is not the app's any more): follow
+    /// the redirect, default handling, take the response, start the delayed request.
+    package var defaultAnswer: AgentAnswer {
+        switch self {
+        case .redirect(_, let request): .redirect(request, nil)
+        case .challenge: .defaultHandling
+        case .response: .response(allow: true)
+        case .delayedRequest: .continueLoading
+        }
+    }
 }
 
 /// A challenge as the agent sends it to the app.
@@ -70,6 +87,18 @@ package enum AgentAnswer: Codable, Sendable, Equatable {
     case cancel
     /// `.rejectProtectionSpace`.
     case rejectProtectionSpace
+    /// `.useCredential` with `URLCredential(clientCertificateURL:privateKeyURL:passphrase:persistence:)`:
+    /// the files' paths (the agent runs as the same user and reads them itself; no key material
+    /// travels), and the passphrase, which the agent keeps in memory only.
+    case useClientCertificate(certificate: String, privateKey: String?, passphrase: String?, persistence: UInt)
+    /// To a response: `.allow` (`true`) or `.cancel` (`false`).
+    case response(allow: Bool)
+    /// To a delayed request: `.continueLoading`.
+    case continueLoading
+    /// To a delayed request: `.useNewRequest` with this request (its credentials kept in memory only).
+    case useNewRequest(AgentRequestRecord, AgentRequestSecrets?)
+    /// To a delayed request: `.cancel`.
+    case cancelDelayedRequest
 
     /// The answer for a delegate's disposition and credential.
     init(_ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?) {
@@ -77,6 +106,9 @@ package enum AgentAnswer: Codable, Sendable, Equatable {
         case .useCredential:
             if credential?.trust != nil {
                 self = .trustServer
+            } else if let credential, let files = credential.clientCertificate {
+                self = .useClientCertificate(certificate: files.certificate.absoluteURL.path, privateKey: files.privateKey?.absoluteURL.path,
+                                             passphrase: files.passphrase, persistence: credential.persistence.rawValue)
             } else if let credential, let user = credential.user {
                 self = .useCredential(user: user, password: credential.password ?? "", persistence: credential.persistence.rawValue)
             } else {

@@ -51,10 +51,16 @@ package struct AgentTaskSpec: Codable, Sendable, Equatable {
     /// partial file in the agent's `downloads/`, as the resume data of a failed background download
     /// does; other partial files cannot be opened and the download starts over).
     package var resumeData: Data?
+    /// `countOfBytesClientExpectsToReceive` and `…ToSend`, when the app set them (absent in the
+    /// messages of older clients): the agent checks a download's free space against the first and
+    /// starts a discretionary identifier's smaller tasks first.
+    package var clientExpectsToReceive: Int64?
+    package var clientExpectsToSend: Int64?
 
     /// A task specification.
     package init(taskID: Int, kind: AgentTaskKind, request: AgentRequestRecord, secrets: AgentRequestSecrets?,
-                 uploadFile: String?, earliestBeginDate: Date?, taskDescription: String?, resumeData: Data? = nil) {
+                 uploadFile: String?, earliestBeginDate: Date?, taskDescription: String?, resumeData: Data? = nil,
+                 clientExpectsToReceive: Int64? = nil, clientExpectsToSend: Int64? = nil) {
         self.taskID = taskID
         self.kind = kind
         self.request = request
@@ -63,6 +69,8 @@ package struct AgentTaskSpec: Codable, Sendable, Equatable {
         self.earliestBeginDate = earliestBeginDate
         self.taskDescription = taskDescription
         self.resumeData = resumeData
+        self.clientExpectsToReceive = clientExpectsToReceive
+        self.clientExpectsToSend = clientExpectsToSend
     }
 }
 

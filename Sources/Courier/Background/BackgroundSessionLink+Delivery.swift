@@ -83,10 +83,8 @@ extension BackgroundSessionLink {
             switch event.kind {
             case .completed(let completion):
                 if let file = completion.file { unlink(file) }
-            case .question(let id, .redirect(_, let request)):
-                state.withLock { $0.client }?.post(.answer(question: id, .redirect(request, nil)))
-            case .question(let id, .challenge):
-                state.withLock { $0.client }?.post(.answer(question: id, .defaultHandling))
+            case .question(let id, let question):
+                state.withLock { $0.client }?.post(.answer(question: id, question.defaultAnswer))
             case .progress, .allDelivered:
                 break
             }

@@ -237,7 +237,14 @@ final class BackgroundSessionLink: Sendable {
         let file = (task as? BackgroundUploadTask)?.bodyFile
         return AgentTaskSpec(taskID: task.taskIdentifier, kind: link.kind, request: record, secrets: secrets,
                              uploadFile: file?.path, earliestBeginDate: task.earliestBeginDate,
-                             taskDescription: task.taskDescription, resumeData: (task as? BackgroundDownloadTask)?.resumeData)
+                             taskDescription: task.taskDescription, resumeData: (task as? BackgroundDownloadTask)?.resumeData,
+                             clientExpectsToReceive: Self.hint(task.countOfBytesClientExpectsToReceive),
+                             clientExpectsToSend: Self.hint(task.countOfBytesClientExpectsToSend))
+    }
+
+    /// A byte-count hint as the agent takes it: `nil` when unknown (negative).
+    private static func hint(_ bytes: Int64) -> Int64? {
+        bytes >= 0 ? bytes : nil
     }
 
     /// Ends a task in this process (never resumed, refused, or the agent unreachable).

@@ -62,11 +62,37 @@ struct BackgroundDelegateQuestionTests {
         #expect(delegate.asked.current.first == "challenge \(NSURLAuthenticationMethodServerTrust) nil"
                 && delegate.recorder.state.current.files[task.taskIdentifier]?.hash == StreamHash.of(NginxServer.Files.helloContents))
     }
+
+    @Test("a client-certificate challenge goes to the connected app, whose certificate files (an encrypted key and its passphrase) the agent presents")
+    func clientCertificateIsForwarded() async throws {
+        let server = try await NginxTLSServer.shared()
+        let pki = server.pki
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let delegate = AnsweringDelegate()
+        delegate.challenge = { challenge in
+            if let trust = challenge.protectionSpace.serverTrust { return (.useCredential, URLCredential(trust: trust)) }
+            guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodClientCertificate else {
+                return (.performDefaultHandling, nil)
+            }
+            return (.useCredential, URLCredential(clientCertificateURL: pki.clientCertificate, privateKeyURL: pki.clientEncryptedKey,
+                                                  passphrase: NginxTLSServer.PKI.clientKeyPassphrase, persistence: .forSession))
+        }
+        let session = URLSession(configuration: sandbox.configuration("clientcert"), delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(with: server.url(server.clientCertificatePort, "/whoami"))
+        task.resume()
+        await waitUntil { delegate.recorder.state.current.completions[task.taskIdentifier] != nil }
+        let expected = Data("dn=\(NginxTLSServer.PKI.clientSubject)\nverify=SUCCESS\n".utf8)
+        #expect(delegate.asked.current.contains("challenge \(NSURLAuthenticationMethodClientCertificate) nil")
+                && delegate.recorder.state.current.files[task.taskIdentifier]?.hash == StreamHash.of(expected))
+    }
 }
 
-/// A background session's delegate that answers redirects and challenges with closures, records
-/// what it was asked, and records files and completions with a ``BackgroundRecorder``.
-final class AnsweringDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+/// A background session's delegate that answers redirects, challenges, upload responses and
+/// delayed requests with closures, records what it was asked, and records files and completions
+/// with a ``BackgroundRecorder`` (and uploads' response bodies).
+final class AnsweringDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate, @unchecked Sendable {
     // `@unchecked Sendable`: the closures are set before the session is made, then only read.
     let recorder = BackgroundRecorder()
     /// What the delegate was asked, in order.
@@ -88,6 +114,28 @@ final class AnsweringDelegate: NSObject, URLSessionDownloadDelegate, @unchecked 
         asked.withLock { $0.append("challenge \(space.authenticationMethod) \(space.realm ?? "nil")") }
         let (disposition, credential) = self.challenge(challenge)
         completionHandler(disposition, credential)
+    }
+
+    var response: @Sendable (URLResponse) -> URLSession.ResponseDisposition = { _ in .allow }
+    var delayed: @Sendable (URLRequest) -> (URLSession.DelayedRequestDisposition, URLRequest?) = { _ in (.continueLoading, nil) }
+    /// Task → the response body its data delegate received.
+    let bodies = Locked<[Int: Data]>([:])
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        asked.withLock { $0.append("response \((response as? HTTPURLResponse)?.statusCode ?? 0)") }
+        completionHandler(self.response(response))
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bodies.withLock { $0[dataTask.taskIdentifier, default: Data()].append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willBeginDelayedRequest request: URLRequest,
+                    completionHandler: @escaping @Sendable (URLSession.DelayedRequestDisposition, URLRequest?) -> Void) {
+        asked.withLock { $0.append("delayed \(request.url?.absoluteString ?? "")") }
+        let (disposition, newRequest) = delayed(request)
+        completionHandler(disposition, newRequest)
     }
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {

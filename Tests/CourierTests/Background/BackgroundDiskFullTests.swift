@@ -39,6 +39,68 @@ struct BackgroundDiskFullTests {
     }
 }
 
+/// The agent checks a download's expected size against the free space of its `downloads/`: the
+/// app's `countOfBytesClientExpectsToReceive` before the transfer starts (a download that does not
+/// fit waits for space), the response's length at the first bytes (a download that cannot fit fails).
+@Suite("Background free-space checks", .serialized, .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"))
+struct BackgroundFreeSpaceTests {
+    @Test("a download whose countOfBytesClientExpectsToReceive exceeds the free space waits, unrequested, until there is space, then finishes")
+    func hintLargerThanFreeSpaceWaitsForSpace() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let downloads = sandbox.directories.downloads
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
+        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        defer { mount.unmount() }
+
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("hint"), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        // A unique query, to look for in nginx's access log: no request while the space is short.
+        let marker = "hint-\(UUID().uuidString)"
+        let task = session.downloadTask(with: nginx.url("\(NginxServer.Files.hello)?\(marker)"))
+        task.countOfBytesClientExpectsToReceive = 8 << 20
+        task.resume()
+        await settle(3)
+        let accessLog = nginx.prefix.appendingPathComponent("logs/access.log")
+        let requestedWhileShort = ((try? String(contentsOf: accessLog, encoding: .utf8)) ?? "").contains(marker)
+        let endedWhileShort = recorder.state.current.completions[task.taskIdentifier] != nil
+        // The tmpfs goes: `downloads/` is on the (larger) file system beneath again.
+        mount.unmount()
+        await waitUntil { recorder.state.current.completions[task.taskIdentifier] != nil }
+        let state = recorder.state.current
+        #expect(!requestedWhileShort && !endedWhileShort
+                && state.files[task.taskIdentifier]?.hash == StreamHash.of(NginxServer.Files.helloContents),
+                "requested: \(requestedWhileShort), ended: \(endedWhileShort), \(String(describing: state.completions[task.taskIdentifier]))")
+    }
+
+    @Test("a download whose response length exceeds the free space ends at its first bytes with cannotWriteToFile, naming the shortfall")
+    func responseLengthLargerThanFreeSpaceFails() async throws {
+        let nginx = try await NginxServer.shared()
+        let sandbox = try BackgroundSandbox()
+        defer { sandbox.remove() }
+        let downloads = sandbox.directories.downloads
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
+        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        defer { mount.unmount() }
+
+        let recorder = BackgroundRecorder()
+        let session = URLSession(configuration: sandbox.configuration("length"), delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.downloadTask(with: nginx.url(NginxServer.Files.medium))
+        task.resume()
+        await waitUntil { recorder.state.current.completions[task.taskIdentifier] != nil }
+        let error = recorder.state.current.completions[task.taskIdentifier] ?? nil
+        // The agent's own message (not the file system's "No space left on device"): it stopped
+        // the download before filling the disk.
+        #expect(error?.code == .cannotWriteToFile && error?.localizedDescription.contains("No space left for the download: it needs") == true
+                && sandbox.partialFiles.isEmpty, "\(String(describing: error)), left: \(sandbox.partialFiles)")
+    }
+}
+
 /// A small tmpfs mounted for one test, unmounted (lazily, so a file still open does not stop
 /// it) when the test ends.
 struct SmallTmpfs {
