@@ -29,7 +29,7 @@ struct WebSocketTransportFastPathTests {
         let server = try await WebSocketTestServer.shared()
         let session = WebSocketTest.session(server: server)
         defer { session.invalidateAndCancel() }
-        let count = 3000, size = 100
+        let count = 400, size = 100
         let task = session.webSocketTask(with: server.url("/flood?count=\(count)&size=\(size)"))
         task.resume()
         var total = 0
