@@ -39,6 +39,8 @@ struct WebSocketConnectionStateMachine: Sendable {
     private var decoder: WebSocketFrameDecoder
     private var assembler: WebSocketMessageAssembler
     private let encoder: WebSocketFrameEncoder
+    /// Where masking keys come from: the system's random numbers, fetched in batches.
+    private var random = WebSocketRandomPool()
     private var lastPingNumber: UInt64 = 0
     /// The numbers of the pings sent and not yet answered, oldest first.
     private var outstandingPings: [UInt64] = []
@@ -88,16 +90,15 @@ struct WebSocketConnectionStateMachine: Sendable {
     /// The app sends a message: its frame's bytes to write, or `notConnected` once closing.
     mutating func send(_ message: WebSocketMessage) -> Result<Data, WebSocketConnectionError> {
         guard case .open = state else { return .failure(.notConnected) }
-        var generator = WebSocketRandom()
         switch message {
         case .data(let data):
             return .success(data.withUnsafeBytes {
-                encoder.encode(fin: true, opcode: .binary, payload: $0, using: &generator)
+                encoder.encode(fin: true, opcode: .binary, payload: $0, using: &random)
             })
         case .string(let string):
             var text = string
             return .success(text.withUTF8 {
-                encoder.encode(fin: true, opcode: .text, payload: UnsafeRawBufferPointer($0), using: &generator)
+                encoder.encode(fin: true, opcode: .text, payload: UnsafeRawBufferPointer($0), using: &random)
             })
         }
     }
@@ -108,7 +109,7 @@ struct WebSocketConnectionStateMachine: Sendable {
         guard case .open = state else { return .failure(.notConnected) }
         lastPingNumber &+= 1
         outstandingPings.append(lastPingNumber)
-        return .success(encoder.encode(WebSocketFrame(opcode: .ping, payload: Self.pingPayload(lastPingNumber))))
+        return .success(encoder.encode(WebSocketFrame(opcode: .ping, payload: Self.pingPayload(lastPingNumber)), using: &random))
     }
 
     /// The app closes the connection (`cancel(with:reason:)`): writes the close frame
@@ -117,7 +118,7 @@ struct WebSocketConnectionStateMachine: Sendable {
         guard case .open = state else { return [] }
         let frame = WebSocketCloseFrame(sending: code, reason: reason)
         state = .closing(sent: frame)
-        return [.write(encoder.encode(WebSocketFrame(opcode: .close, payload: frame.payload)))]
+        return [.write(encoder.encode(WebSocketFrame(opcode: .close, payload: frame.payload), using: &random))]
     }
 
     /// The peer did not answer Courier's close frame in time: gives up on the handshake.
@@ -149,7 +150,7 @@ struct WebSocketConnectionStateMachine: Sendable {
             }
         case .ping:
             guard case .open = state else { return }
-            actions.append(.write(encoder.encode(WebSocketFrame(opcode: .pong, payload: frame.payload))))
+            actions.append(.write(encoder.encode(WebSocketFrame(opcode: .pong, payload: frame.payload), using: &random)))
         case .pong:
             guard frame.payload.count == 8,
                   let index = outstandingPings.firstIndex(where: { Self.pingPayload($0) == frame.payload }) else { return }
@@ -159,7 +160,7 @@ struct WebSocketConnectionStateMachine: Sendable {
             let received = try WebSocketCloseFrame(payload: frame.payload)
             if case .open = state {
                 let echo = WebSocketCloseFrame(code: received.code)
-                actions.append(.write(encoder.encode(WebSocketFrame(opcode: .close, payload: echo.payload))))
+                actions.append(.write(encoder.encode(WebSocketFrame(opcode: .close, payload: echo.payload), using: &random)))
             }
             actions += finish(.closed(received), closingTransport: true)
         }
@@ -170,7 +171,7 @@ struct WebSocketConnectionStateMachine: Sendable {
     private mutating func fail(_ violation: WebSocketProtocolError, into actions: inout [WebSocketConnectionAction]) {
         if case .open = state {
             let frame = WebSocketCloseFrame(sending: violation.closeCode, reason: Data(violation.reason.utf8))
-            actions.append(.write(encoder.encode(WebSocketFrame(opcode: .close, payload: frame.payload))))
+            actions.append(.write(encoder.encode(WebSocketFrame(opcode: .close, payload: frame.payload), using: &random)))
         }
         actions += finish(.failed(.protocolViolation(violation)), closingTransport: true)
     }

@@ -36,39 +36,36 @@ struct WebSocketFrameEncoder: Sendable {
         return WebSocketFrameEncoder.encode(fin: fin, opcode: opcode, payload: payload, maskingKey: key)
     }
 
-    /// A frame's bytes with the given masking key (`nil`: unmasked).
+    /// A frame's bytes with the given masking key (`nil`: unmasked): the header written in place
+    /// and the payload copied once, masked as it is copied.
     static func encode(fin: Bool, opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer,
                        maskingKey: WebSocketMaskingKey?) -> Data {
         let length = payload.count
-        var header = [UInt8]()
-        header.reserveCapacity(14)
-        header.append((fin ? 0x80 : 0) | opcode.rawValue)
-        let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
-        switch length {
-        case 0...125:
-            header.append(maskBit | UInt8(length))
-        case 126...0xFFFF:
-            header.append(maskBit | 126)
-            header.append(UInt8(truncatingIfNeeded: length >> 8))
-            header.append(UInt8(truncatingIfNeeded: length))
-        default:
-            header.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                header.append(UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(shift)))
+        let lengthFieldCount = length <= 125 ? 0 : (length <= 0xFFFF ? 2 : 8)
+        let headerLength = 2 + lengthFieldCount + (maskingKey == nil ? 0 : 4)
+        var bytes = Data(count: headerLength + length)
+        bytes.withUnsafeMutableBytes { frame in
+            frame[0] = (fin ? 0x80 : 0) | opcode.rawValue
+            let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
+            switch lengthFieldCount {
+            case 0:
+                frame[1] = maskBit | UInt8(length)
+            case 2:
+                frame[1] = maskBit | 126
+                frame[2] = UInt8(truncatingIfNeeded: length >> 8)
+                frame[3] = UInt8(truncatingIfNeeded: length)
+            default:
+                frame[1] = maskBit | 127
+                for index in 0..<8 {
+                    frame[2 + index] = UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(56 - 8 * index))
+                }
             }
-        }
-        if let maskingKey {
-            for index in 0..<4 { header.append(maskingKey.byte(at: index)) }
-        }
-        var bytes = Data(capacity: header.count + length)
-        bytes.append(contentsOf: header)
-        if let base = payload.baseAddress, length > 0 {
-            bytes.append(base.assumingMemoryBound(to: UInt8.self), count: length)
-        }
-        if let maskingKey, length > 0 {
-            let headerLength = header.count
-            bytes.withUnsafeMutableBytes { all in
-                maskingKey.apply(to: UnsafeMutableRawBufferPointer(rebasing: all[headerLength...]))
+            let body = UnsafeMutableRawBufferPointer(rebasing: frame[headerLength...])
+            if let maskingKey {
+                for index in 0..<4 { frame[headerLength - 4 + index] = maskingKey.byte(at: index) }
+                maskingKey.apply(from: payload, to: body)
+            } else if length > 0 {
+                body.copyMemory(from: payload)
             }
         }
         return bytes

@@ -22,25 +22,31 @@ struct WebSocketMaskingKey: Equatable, Sendable {
     }
 
     /// XORs the key over `bytes`, whose first byte is payload byte 0. Masking twice unmasks.
+    func apply(to bytes: UnsafeMutableRawBufferPointer) {
+        apply(from: UnsafeRawBufferPointer(bytes), to: bytes)
+    }
+
+    /// Writes `source` XOR the key into `destination` (at least as long; the same memory is
+    /// allowed), `source`'s first byte being payload byte 0: copying and masking in one pass.
     ///
     /// Eight bytes at a time: the key repeated twice, laid out in memory in wire order, is one
     /// `UInt64` whose XOR with an unaligned load does eight bytes at once.
-    func apply(to bytes: UnsafeMutableRawBufferPointer) {
-        guard let base = bytes.baseAddress else { return }
-        let count = bytes.count
+    func apply(from source: UnsafeRawBufferPointer, to destination: UnsafeMutableRawBufferPointer) {
+        guard let input = source.baseAddress, let output = destination.baseAddress else { return }
+        let count = min(source.count, destination.count)
         var word: UInt64 = 0
         withUnsafeMutableBytes(of: &word) { wordBytes in
             for index in 0..<8 { wordBytes[index] = byte(at: index) }
         }
         var offset = 0
         while offset + 8 <= count {
-            let loaded = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            base.storeBytes(of: loaded ^ word, toByteOffset: offset, as: UInt64.self)
+            let loaded = input.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            output.storeBytes(of: loaded ^ word, toByteOffset: offset, as: UInt64.self)
             offset += 8
         }
         while offset < count {
-            let masked = base.load(fromByteOffset: offset, as: UInt8.self) ^ byte(at: offset)
-            base.storeBytes(of: masked, toByteOffset: offset, as: UInt8.self)
+            let masked = input.load(fromByteOffset: offset, as: UInt8.self) ^ byte(at: offset)
+            output.storeBytes(of: masked, toByteOffset: offset, as: UInt8.self)
             offset += 1
         }
     }

@@ -60,6 +60,10 @@ enum WebSocketConnector {
     struct Connected {
         let connection: Connection
         let socket: Int32
+        /// Nothing but TCP lies between Courier and the server: no TLS (ws:) and no HTTP proxy
+        /// tunnel (whose proxy may be reached over TLS). ``WebSocketTransport`` then uses the
+        /// socket directly.
+        var isPlain = false
     }
 
     /// Connects `connection` to the server of `url` (an http or https URL). Blocks: call it off
@@ -130,7 +134,9 @@ enum WebSocketConnector {
         guard socket >= 0 else {
             return .failure(.failed(URLError(.cannotConnectToHost, url: url, description: "libcurl gave no socket for the connection.")))
         }
-        return .success(Connected(connection: connection, socket: socket))
+        // No CONNECT answer: no HTTP proxy tunnel (a SOCKS proxy leaves the socket plain TCP).
+        let tunnelled = (transfer.info(long: CURLINFO_HTTP_CONNECTCODE) ?? 1) != 0
+        return .success(Connected(connection: connection, socket: socket, isPlain: !secure && !tunnelled))
     }
 }
 

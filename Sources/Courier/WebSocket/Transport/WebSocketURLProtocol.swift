@@ -163,7 +163,8 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
             if transition(from: connected.connection, to: .stopped) { fail(error) }
             return
         }
-        let transport = WebSocketTransport(connection: connected.connection, socket: connected.socket, loop: loop,
+        let transport = WebSocketTransport(connection: connected.connection, socket: connected.socket,
+                                           plain: connected.isPlain, loop: loop,
                                            url: request.url, delegate: self)
         guard transition(from: connected.connection,
                          to: .handshaking(transport, WebSocketHandshakeExchange.ResponseReader(), key: key)) else {
