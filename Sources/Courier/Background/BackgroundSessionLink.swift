@@ -250,6 +250,8 @@ final class BackgroundSessionLink: Sendable {
     /// Ends a task in this process (never resumed, refused, or the agent unreachable).
     private func completeLocally(_ task: URLSessionTask, _ link: BackgroundTaskLink, _ error: any Error) {
         let record = AgentErrorRecord(error, url: task.originalRequest?.url)
+        // `error` shows the reason at once, also to a caller whose delegate queue is held (`courier --background`).
+        link.update { if $0.error == nil { $0.error = record.urlError } }
         received(.local(task: task, completion: AgentCompletion(file: nil, error: record, response: nil,
                                                                 counts: link.counts, body: nil)))
     }

@@ -97,8 +97,17 @@ struct AgentCommand: ParsableCommand {
 /// session's next process with that identifier receives their files.
 enum BackgroundQueue {
     /// Queues `urls`; prints `queued <task> <url>` for each.
+    ///
+    /// The session's delegate queue is held for the whole run: this process is the identifier's
+    /// session while it runs, and the agent sends it the identifier's stored events (earlier
+    /// downloads', and those of a download that finishes before this process exits). Held, the
+    /// queue delivers none of them, so none is acknowledged: they stay in the agent for the
+    /// identifier's next session (`courier agent collect`, the app).
     static func run(identifier: String, urls: [String]) -> ToolExit {
-        let session = URLSession(configuration: .background(withIdentifier: identifier), delegate: nil, delegateQueue: nil)
+        let held = OperationQueue()
+        held.maxConcurrentOperationCount = 1
+        held.isSuspended = true
+        let session = URLSession(configuration: .background(withIdentifier: identifier), delegate: nil, delegateQueue: held)
         var status = ToolExit.ok
         for text in urls {
             guard let url = URL(string: text), url.scheme != nil else {

@@ -63,13 +63,19 @@ struct BackgroundCrashTests {
                                               environment: sandbox.childEnvironment)
         try #require(queued.status == 0, "courier --background failed: \(queued.output)")
         // The child collects task 1 (delivered and acknowledged), then dies while task 2 runs.
-        let child = try TestChildProcess(courier, ["agent", "collect", "crash-client", collected.path], environment: sandbox.childEnvironment)
+        let childLog = sandbox.root.appendingPathComponent("collect.log")
+        let child = try TestChildProcess(courier, ["agent", "collect", "crash-client", collected.path], environment: sandbox.childEnvironment,
+                                         output: childLog)
         defer { child.stop(grace: 1) }
         let midway = await waitUntil(timeout: Self.longWait) {
             FileManager.default.fileExists(atPath: collected.appendingPathComponent("1-hello.txt").path) && sandbox.pendingEvents == 0
                 && sandbox.agentTasks.contains { $0.taskID == 2 && $0.counts.received >= 6 << 20 }
         }
-        try #require(midway && child.isRunning, "the collecting child did not get task 1 while task 2 ran")
+        try #require(midway && child.isRunning, """
+            the collecting child did not get task 1 while task 2 ran (running: \(child.isRunning), exit status: \(String(describing: child.exitStatus)); \
+            its output: \((try? String(contentsOf: childLog, encoding: .utf8)) ?? ""); \(sandbox.agentTasks.map { "task \($0.taskID) \($0.phase.rawValue) \($0.counts.received)" }); \
+            \(sandbox.agentLogTail))
+            """)
         kill(child.pid, SIGKILL)
         child.wait(seconds: 5)
         let finished = await waitUntil(timeout: Self.longWait) { !sandbox.finishedFiles.isEmpty }

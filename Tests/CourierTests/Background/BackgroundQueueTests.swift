@@ -7,6 +7,15 @@ import Testing
 @Suite("Background queues", .serialized)
 struct BackgroundQueueTests {
     private static let longWait = 90 * testTimeScale
+    /// The agent's peak resident memory with 200 tasks: issue 14's 64 MiB, and 2.5 times that
+    /// when the agent runs instrumented (``testRunIsInstrumented``). ThreadSanitizer keeps shadow
+    /// memory (and meta-shadow for every lock and allocation) beside each page the agent touches:
+    /// on 2026-11-27 this test's agent peaked at 44 MiB plain and 98 MiB under TSan (2.2×), so
+    /// 2.5× leaves about the plain bound's margin (160 over 98 MiB; 64 over 44). (AddressSanitizer's shadow, redzones and 16 MiB
+    /// quarantine, `scripts/test`, are expected within the same factor; not measured.) Still a
+    /// real bound: an agent that held its 200 tasks' transfers or events in memory at once would
+    /// exceed it under either.
+    private static let peakRSSBound = (testRunIsInstrumented ? 5 : 2) * (32 << 20)
 
     /// One identifier's share of the 200 tasks.
     private struct Lane {
@@ -74,7 +83,7 @@ struct BackgroundQueueTests {
         #expect(gammaRan && delivered && outcomes == [true, true, true], "\(lanes.map { $0.recorder.state.current.completions.count })")
     }
 
-    @Test("the agent's peak resident memory stays under 64 MiB with 200 tasks queued and running")
+    @Test("the agent's peak resident memory stays under 64 MiB (160 MiB instrumented) with 200 tasks queued and running")
     func agentMemoryWithTwoHundredTasks() async throws {
         let nginx = try await NginxServer.shared()
         let sandbox = try BackgroundSandbox()
@@ -91,6 +100,7 @@ struct BackgroundQueueTests {
         }
         let delivered = await waitUntil(timeout: Self.longWait) { recorder.state.current.completions.count == 200 }
         let peak = sandbox.agentPeakRSS ?? .max
-        #expect(delivered && peak < 64 << 20, "peak RSS \(peak / 1024) KiB")
+        #expect(delivered)
+        #expect(peak < Self.peakRSSBound, "peak RSS \(peak / 1024) KiB, bound \(Self.peakRSSBound / 1024) KiB")
     }
 }

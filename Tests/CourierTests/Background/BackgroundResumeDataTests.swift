@@ -26,7 +26,10 @@ struct BackgroundResumeDataTests {
         let kept = sandbox.partialFiles
 
         let finished = await Self.finishInNewSession(resumeData, identifier: "resumed", sandbox: sandbox, nginx: nginx, marker: marker)
-        #expect(failed && error?.code == .timedOut && kept.count == 1 && finished && sandbox.partialFiles.isEmpty)
+        #expect(failed && error?.code == .timedOut, "\(String(describing: error))")
+        #expect(kept.count == 1, "\(kept)")
+        #expect(finished == .complete)
+        #expect(sandbox.partialFiles.isEmpty, "\(sandbox.partialFiles)")
     }
 
     @Test("cancel(byProducingResumeData:) of a running background download hands the agent's resume data; downloadTask(withResumeData:) finishes it with a Range request")
@@ -51,15 +54,35 @@ struct BackgroundResumeDataTests {
         let kept = sandbox.partialFiles
 
         let finished = await Self.finishInNewSession(resumeData, identifier: "kept", sandbox: sandbox, nginx: nginx, marker: marker)
-        #expect(started && cancelled && error?.code == .cancelled && error?.downloadTaskResumeData == resumeData && kept.count == 1
-                && finished && sandbox.partialFiles.isEmpty)
+        #expect(started && cancelled && error?.code == .cancelled && error?.downloadTaskResumeData == resumeData,
+                "\(String(describing: error))")
+        #expect(kept.count == 1, "\(kept)")
+        #expect(finished == .complete)
+        #expect(sandbox.partialFiles.isEmpty, "\(sandbox.partialFiles)")
+    }
+
+    /// How a download continued from resume data ended (each fact that ``finishInNewSession`` checks).
+    private struct Continued: Equatable, CustomStringConvertible {
+        /// The agent ran it: a background task.
+        var inTheAgent: Bool
+        /// Its completion was delivered within the wait.
+        var completed: Bool
+        /// The file is nginx's big file.
+        var intact: Bool
+        /// nginx logged a 206 for the request.
+        var ranged: Bool
+
+        /// Every fact holds.
+        static let complete = Continued(inTheAgent: true, completed: true, intact: true, ranged: true)
+
+        var description: String { "in the agent: \(inTheAgent), completed: \(completed), intact: \(intact), ranged: \(ranged)" }
     }
 
     /// Continues `resumeData` with `downloadTask(withResumeData:)` in a new session of `identifier`:
-    /// `true` when the agent ran it (a background task), the file is nginx's big file, and nginx
+    /// whether the agent ran it (a background task), the file is nginx's big file, and nginx
     /// logged a 206 for the request tagged `marker`.
     private static func finishInNewSession(_ resumeData: Data, identifier: String, sandbox: BackgroundSandbox,
-                                           nginx: NginxServer, marker: String) async -> Bool {
+                                           nginx: NginxServer, marker: String) async -> Continued {
         let recorder = BackgroundRecorder()
         let session = URLSession(configuration: sandbox.configuration(identifier), delegate: recorder, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
@@ -68,7 +91,7 @@ struct BackgroundResumeDataTests {
         let done = await waitUntil(timeout: 90 * testTimeScale) { recorder.state.current.completions[resumed.taskIdentifier] != nil }
         let log = (try? String(contentsOf: nginx.prefix.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
         let ranged = log.split(separator: "\n").contains { $0.contains("bg=\(marker)") && $0.contains("\" 206 ") }
-        return resumed is BackgroundDownloadTask && done && recorder.state.current.files[resumed.taskIdentifier]?.hash == nginx.bigHash
-            && ranged
+        return Continued(inTheAgent: resumed is BackgroundDownloadTask, completed: done,
+                         intact: recorder.state.current.files[resumed.taskIdentifier]?.hash == nginx.bigHash, ranged: ranged)
     }
 }

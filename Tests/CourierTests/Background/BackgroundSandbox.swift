@@ -96,6 +96,12 @@ final class BackgroundSandbox: @unchecked Sendable {
         return kilobytes * 1024
     }
 
+    /// The end of the agent's log (`agent.log`: what its processes wrote), for a failing test's message.
+    var agentLogTail: String {
+        let log = (try? String(contentsOfFile: directories.logPath, encoding: .utf8)) ?? ""
+        return log.isEmpty ? "(agent.log is empty)" : "agent.log: " + String(log.suffix(2000))
+    }
+
     /// The files in the agent's partial-download directory.
     var partialFiles: [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directories.downloads.path)) ?? []

@@ -39,7 +39,7 @@ struct BackgroundSessionTests {
         try #require(run.status == 0, "courier --background failed: \(run.output)")
         // The transfer finishes while no app is connected: its file waits in the agent's directory.
         let finished = await waitUntil { !sandbox.finishedFiles.isEmpty }
-        try #require(finished, "the agent did not finish the download")
+        try #require(finished, "the agent did not finish the download: \(sandbox.agentTasks.map { "task \($0.taskID) \($0.phase.rawValue) \($0.counts.received)" }); \(sandbox.agentLogTail)")
 
         let recorder = BackgroundRecorder()
         let created = Date()

@@ -38,6 +38,12 @@ final class WeakRef<Object: AnyObject>: @unchecked Sendable {
 let testTimeScale: Double = ProcessInfo.processInfo.environment["COURIER_TEST_TIME_SCALE"]
     .flatMap(Double.init).map { max($0, 1) } ?? 1
 
+/// Whether this run is instrumented by a sanitizer (the test runner and the `courier` and
+/// `courier-agent` executables built beside it): `scripts/test --sanitize` is what sets
+/// `COURIER_TEST_TIME_SCALE` above 1. A bound other than time (memory) that a sanitizer changes
+/// scales by a factor of its own when this holds, stated and justified where it is used.
+let testRunIsInstrumented = testTimeScale > 1
+
 /// The longest any single wait in these tests lasts.
 let testWaitLimit: TimeInterval = 10 * testTimeScale
 
