@@ -129,11 +129,6 @@ struct TaskCore {
     var cacheBody: Data?
     /// The most body bytes the response may have and still be cached.
     var cacheBodyLimit = 0
-    /// The completion handler is an async call's continuation (`data(for:)` and `upload(for:…)`
-    /// with no delegate): when the completion is all that is left and no delegate may receive the
-    /// task's metrics, it runs on the thread that ended the task instead of in an operation of the
-    /// delegate queue (``URLSessionTask/scheduleDrain()``). Set before the task is resumed.
-    var completesInPlace = false
 
     /// Body bytes received and not yet consumed: queued for the delegate, or for the download
     /// file's writer (``DownloadFile/bytesQueued``, the file's count, under its leaf lock). What

@@ -45,7 +45,7 @@ extension URLSessionTask {
     /// Runs the ready steps on the delegate queue, in one operation (shared with other tasks' drains
     /// on a serial queue, see ``TaskDrainScheduler``). Call with no lock held.
     ///
-    /// One exception: the completion of an async call's task (``TaskCore/completesInPlace``) runs
+    /// One exception: the completion of an async call's task (``completesInPlace``) runs
     /// here, on the thread that ended the task, when it is the only step left and no delegate may
     /// receive the task's metrics. Nothing the app can observe runs on the delegate queue then (the
     /// continuation resumes the caller on its own executor), and the operation the queue would run
@@ -60,17 +60,16 @@ extension URLSessionTask {
         context.drains.schedule(self, on: context.delegateQueue)
     }
 
-    /// Lets the completion run in place when it is all that is left (``TaskCore/completesInPlace``):
-    /// for a task whose completion handler only resumes an async call. Call before `resume()`.
+    /// Lets the completion run in place when it is all that is left (``completesInPlace``): for a
+    /// task whose completion handler only resumes an async call. Call before `resume()`.
     func allowCompletionInPlace() {
-        lock.withLock { core.completesInPlace = true }
+        completesInPlace.store(true, ordering: .releasing)
     }
 
     /// Whether the drain just asked for may run on this thread (see ``scheduleDrain()``).
     private func completesInPlaceNow(_ context: TaskSessionContext) -> Bool {
-        let candidate = lock.withLock {
-            core.completesInPlace && core.delegate == nil && core.events.holdsOnlyFinal
-        }
+        guard completesInPlace.load(ordering: .acquiring) else { return false }
+        let candidate = lock.withLock { core.delegate == nil && core.events.holdsOnlyFinal }
         return candidate && !(context.owner.delegate is URLSessionTaskDelegate)
     }
 
