@@ -10,7 +10,7 @@
 //   file-data      --file PATH                file: URL fetched by a data task (MB/s, peak RSS)
 //   file-download  --file PATH                file: URL fetched by a download task (MB/s, peak RSS)
 //   file-read      --file PATH                reference: the file read by Data(contentsOf:)
-//   http-get       --url URL [--count N] [--window N] [--size BYTES]
+//   http-get       --url URL [--count N] [--window N] [--size BYTES] [--async 1]
 //                                             small GETs per second over keep-alive (window 1:
 //                                             sequential); --size is the expected body size
 //   http-data      --url URL --size BYTES     a large body fetched by one data task (MB/s, peak RSS)
@@ -147,6 +147,8 @@ struct Options {
     var timeout: Double = 300
     /// `--background IDENTIFIER`: run http-download in a background session with this identifier.
     var background: String?
+    /// `--async 1`: http-get awaits `data(from:)` instead of using completion handlers (window 1 only).
+    var async = false
 
     static func parse(_ arguments: [String]) -> Options? {
         var options = Options()
@@ -163,6 +165,7 @@ struct Options {
             case "--size": guard let n = Int(value), n > 0 else { return nil }; options.size = n
             case "--timeout": guard let s = Double(value), s > 0 else { return nil }; options.timeout = s
             case "--background": guard !value.isEmpty else { return nil }; options.background = value
+            case "--async": options.async = value == "1"
             default: return nil
             }
         }
@@ -518,13 +521,40 @@ func statusCode(_ response: URLResponse?) -> Int? {
 /// flight (1: one after another). The session allows `window` connections per host (at least 6,
 /// the default), so that `window` requests can really be in flight over HTTP/1.1. Reports
 /// requests per second (after a warm-up that opens the connections) and peak RSS.
-func benchHTTPGet(url: URL, count: Int, window: Int, expectedSize: Int?, timeout: Double) {
+/// With `async` (window 1), each GET is `try await session.data(from:)`, one after the other, in
+/// one Swift task; the calling thread waits for the whole run.
+func benchHTTPGet(url: URL, count: Int, window: Int, expectedSize: Int?, timeout: Double, async: Bool = false) {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = max(6, window)
     let session = URLSession(configuration: configuration, delegate: TrustingDelegate(), delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }
 
+    func runAsync(_ url: URL, _ n: Int, tally: Tally) -> UInt64? {
+        let finished = DispatchSemaphore(value: 0)
+        let start = now()
+        Task {
+            for _ in 0..<n {
+                do {
+                    let (data, response) = try await session.data(from: url)
+                    if statusCode(response) != 200 {
+                        tally.failed("status \(statusCode(response).map(String.init) ?? "none")")
+                    } else if expectedSize == nil || data.count == expectedSize {
+                        tally.succeeded(bytes: data.count)
+                    } else {
+                        tally.failed("unexpected body: \(data.count) bytes")
+                    }
+                } catch {
+                    tally.failed(describe(error))
+                }
+            }
+            finished.signal()
+        }
+        guard finished.wait(timeout: .now() + timeout) == .success else { return nil }
+        return now() - start
+    }
+
     func run(_ url: URL, _ n: Int, tally: Tally) -> UInt64? {
+        if async { return runAsync(url, n, tally: tally) }
         let slots = DispatchSemaphore(value: window)
         let group = DispatchGroup()
         let deadline = DispatchTime.now() + timeout
@@ -750,7 +780,7 @@ struct Bench {
           file-data      --file PATH
           file-download  --file PATH
           file-read      --file PATH   (reference: Data(contentsOf:), no URLSession)
-          http-get       --url URL [--count N (5000)] [--window N (1)] [--size BYTES]
+          http-get       --url URL [--count N (5000)] [--window N (1)] [--size BYTES] [--async 1]
           http-data      --url URL --size BYTES
           http-download  --url URL --size BYTES --file DESTINATION [--background IDENTIFIER]
           http-upload    --url URL --file PATH
@@ -784,8 +814,9 @@ struct Bench {
             }
         case "http-get":
             guard let url = options.url else { usageError() }
+            guard !options.async || (options.window ?? 1) == 1 else { usageError() }
             benchHTTPGet(url: url, count: options.count ?? 5_000, window: options.window ?? 1,
-                         expectedSize: options.size, timeout: options.timeout)
+                         expectedSize: options.size, timeout: options.timeout, async: options.async)
         case "http-data":
             guard let url = options.url, let size = options.size else { usageError() }
             benchHTTPData(url: url, size: size, timeout: options.timeout)

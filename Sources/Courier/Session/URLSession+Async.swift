@@ -2,7 +2,8 @@ import Foundation
 
 // The async/await API. Each call runs one task with a completion handler; cancelling the Swift
 // task cancels the URL session task. `delegate` receives that task's task-level messages
-// (redirects, challenges, metrics).
+// (redirects, challenges, metrics). Without one, `data` and `upload` resume their caller straight
+// from the thread that ends the task (`URLSessionTask.scheduleDrain()`), not through the delegate queue.
 extension URLSession {
     /// Loads `request` and returns its body and response.
     public func data(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
@@ -61,6 +62,9 @@ extension URLSession {
                     }
                 }
                 task.delegate = delegate
+                // With no delegate nothing needs the delegate queue: the continuation resumes from
+                // the thread that ends the task (unless the session's delegate takes metrics).
+                if delegate == nil { task.allowCompletionInPlace() }
                 holder.start(task)
             }
         } onCancel: {

@@ -52,6 +52,10 @@ struct TaskEventQueue {
     /// Body bytes queued and not yet delivered (back-pressure).
     private(set) var pendingBytes = 0
 
+    /// Whether the completion is queued and is the only thing left to run (no step before it, none
+    /// awaiting an answer).
+    var holdsOnlyFinal: Bool { final != nil && awaited == nil && head >= steps.count }
+
     /// Adds a step at the end.
     mutating func append(_ step: Step, paused: Bool) -> Bool {
         if case .immediate(_, let bytes) = step { pendingBytes += bytes }

@@ -44,15 +44,40 @@ extension URLSessionTask {
 
     /// Runs the ready steps on the delegate queue, in one operation (shared with other tasks' drains
     /// on a serial queue, see ``TaskDrainScheduler``). Call with no lock held.
+    ///
+    /// One exception: the completion of an async call's task (``completesInPlace``) runs
+    /// here, on the thread that ended the task, when it is the only step left and no delegate may
+    /// receive the task's metrics. Nothing the app can observe runs on the delegate queue then (the
+    /// continuation resumes the caller on its own executor), and the operation the queue would run
+    /// costs two or three thread wake-ups per request. With a delegate, every step keeps its place
+    /// on the delegate queue, in Apple's order.
     func scheduleDrain() {
         guard let context else { return }
+        if completesInPlaceNow(context) {
+            drainEvents()
+            return
+        }
         context.drains.schedule(self, on: context.delegateQueue)
+    }
+
+    /// Lets the completion run in place when it is all that is left (``completesInPlace``): for a
+    /// task whose completion handler only resumes an async call. Call before `resume()`.
+    func allowCompletionInPlace() {
+        completesInPlace.store(true, ordering: .releasing)
+    }
+
+    /// Whether the drain just asked for may run on this thread (see ``scheduleDrain()``).
+    private func completesInPlaceNow(_ context: TaskSessionContext) -> Bool {
+        guard completesInPlace.load(ordering: .acquiring) else { return false }
+        let candidate = lock.withLock { core.delegate == nil && core.events.holdsOnlyFinal }
+        return candidate && !(context.owner.delegate is URLSessionTaskDelegate)
     }
 
     /// The drain: runs steps until none is ready. Each step is taken under the lock and run outside
     /// it. Taking a body chunk may bring the waiting bytes below the low-water mark: the handler
     /// paused by back-pressure is woken then, before the chunk is delivered. Runs on the delegate
-    /// queue only (``TaskDrainScheduler``).
+    /// queue (``TaskDrainScheduler``), or in place for an async call's lone completion
+    /// (``scheduleDrain()``).
     func drainEvents() {
         enum Next {
             case none

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One unit of work in a session: loading a URL into memory, uploading a body, or downloading to a
 /// file.
@@ -29,6 +30,12 @@ open class URLSessionTask: NSObject, NSCopying, @unchecked Sendable {
     /// report; nothing is called out while it is held (see `Documentation/Concurrency.md`).
     let lock = Lock()
     var core = TaskCore()
+    /// The completion handler only resumes an async call (`data(for:)` and `upload(for:…)` with no
+    /// delegate): when the completion is all that is left and no delegate may receive the task's
+    /// metrics, it runs on the thread that ended the task instead of in an operation of the
+    /// delegate queue (``scheduleDrain()``). Set once, before the task is resumed; an atomic so
+    /// that every other task's drain checks it without taking the lock.
+    let completesInPlace = Atomic<Bool>(false)
 
     /// Creates a task that belongs to no session; resuming it does nothing. Sessions create real
     /// tasks.
