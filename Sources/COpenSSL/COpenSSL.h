@@ -12,6 +12,16 @@
 #include <openssl/x509v3.h>
 #include <string.h>
 
+/// OpenSSL's process-wide initialisation, without the exit handler (`OPENSSL_cleanup`) it would
+/// otherwise register: that handler frees OpenSSL's global state while the process exits, under the
+/// feet of a Courier loop thread still inside libcurl, libssh2 or a stream's TLS (an app's `main`
+/// may return with transfers running; one benchmark process aborted that way, "double free" on its
+/// curl thread during `exit`). The first initialisation in a process decides, so Courier calls this
+/// before libcurl, libssh2 or a stream task first use OpenSSL. 1 on success.
+static inline int courier_openssl_init_without_exit_cleanup(void) {
+    return OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
+}
+
 /// A client context with the given protocol range (TLS1_VERSION … TLS1_3_VERSION), or NULL.
 static inline SSL_CTX *courier_ssl_client_context(int minimum, int maximum) {
     SSL_CTX *context = SSL_CTX_new(TLS_client_method());

@@ -31,6 +31,7 @@ final class StreamTLS: @unchecked Sendable {
     /// A client session on `descriptor` for `host`; throws `secureConnectionFailed` (without a
     /// `failingURL`: the caller adds it) when OpenSSL refuses the settings.
     init(descriptor: Int32, host: String, versions: ClosedRange<UInt16>, anchors: TLSTrustAnchors?) throws(URLError) {
+        _ = OpenSSLProcessState.isInitialized
         let minimum = Int32(max(versions.lowerBound, 0x0301))
         let maximum = Int32(min(max(versions.upperBound, versions.lowerBound), 0x0304))
         guard let context = courier_ssl_client_context(minimum, maximum) else {

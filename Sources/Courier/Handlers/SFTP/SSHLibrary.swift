@@ -10,6 +10,7 @@ import Musl
 enum SSHLibrary {
     /// Whether `libssh2_init` succeeded (it runs once, the first time this is read).
     static let isInitialized: Bool = {
+        _ = OpenSSLProcessState.isInitialized
         guard libssh2_init(0) == 0 else { return false }
         // Registered after libssh2 initialised OpenSSL, so it runs before OpenSSL's own exit
         // handler frees the crypto library's locks (exit handlers run in reverse order).
