@@ -2,13 +2,13 @@ import Foundation
 import Testing
 @testable import Courier
 
-/// Stream tasks over plain TCP against ``StreamEchoServer`` on 127.0.0.1: reads and their
+/// Stream tasks over plain TCP against ``TCPTestServer`` on 127.0.0.1: reads and their
 /// minimum, maximum and end of stream, ordering, closes, timeouts, cancel, connect failures and
 /// `captureStreams()`.
 @Suite("Stream tasks over TCP")
 struct StreamTaskTests {
     @Test func echoesWhatItWrites() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -21,7 +21,7 @@ struct StreamTaskTests {
     }
 
     @Test func aReadWaitsForItsMinimumAndStopsAtItsMaximum() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -37,7 +37,7 @@ struct StreamTaskTests {
     }
 
     @Test func manyQueuedReadsAndWritesCompleteInOrder() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -60,7 +60,7 @@ struct StreamTaskTests {
     }
 
     @Test func closeWriteLetsThePeerSeeTheEndAndTheTaskCompletes() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -77,7 +77,7 @@ struct StreamTaskTests {
     }
 
     @Test func endOfStreamCompletesAShortReadWithAtEOF() async throws {
-        let server = try StreamEchoServer(.sendAndClose(Data("abc".utf8)))
+        let server = try TCPTestServer(.greet(Data("abc".utf8)))
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -89,7 +89,7 @@ struct StreamTaskTests {
     }
 
     @Test func aWriteAfterCloseWriteFails() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -100,7 +100,7 @@ struct StreamTaskTests {
     }
 
     @Test func closeReadFailsLaterReadsAndTellsTheDelegate() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -117,7 +117,7 @@ struct StreamTaskTests {
     }
 
     @Test func aReadTimesOutWhenNothingArrives() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -131,7 +131,7 @@ struct StreamTaskTests {
     }
 
     @Test func aWriteTimesOutWhenThePeerDoesNotRead() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -145,7 +145,7 @@ struct StreamTaskTests {
     }
 
     @Test func cancelFailsPendingReadsAndWritesThenCompletesTheTask() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -191,7 +191,7 @@ struct StreamTaskTests {
     }
 
     @Test func captureStreamsHandsOverTheConnectionWithTheBytesReadAhead() async throws {
-        let server = try StreamEchoServer(.greetThenEcho(Data("hi\n".utf8)))
+        let server = try TCPTestServer(.echo(greeting: Data("hi\n".utf8)))
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -225,7 +225,7 @@ struct StreamTaskTests {
     }
 
     @Test func theResourceTimeoutEndsTheWholeTask() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate) { $0.timeoutIntervalForResource = 1 }
@@ -242,7 +242,7 @@ struct StreamTaskTests {
 
     @Test func thePeersEndIsNoticedAfterReadsEmptiedAFullReadAhead() async throws {
         let limit = StreamStateMachine.readAheadLimit
-        let server = try StreamEchoServer(.sendAndClose(Data(repeating: 0x61, count: limit + 1000)))
+        let server = try TCPTestServer(.greet(Data(repeating: 0x61, count: limit + 1000)))
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
