@@ -59,6 +59,30 @@ struct StreamTaskTests {
         #expect(order.current.writes == Array(0..<count) && order.current.reads == expected)
     }
 
+    /// Apple's stream task may be used from any thread: writes from several threads, racing the
+    /// `resume()` of another, all go out whole (each write's bytes together), and all come back.
+    @Test func writesFromManyThreadsRacingTheResumeAllGoOut() async throws {
+        let server = try TCPTestServer(.echo())
+        defer { server.stop() }
+        let session = StreamTest.session()
+        defer { session.invalidateAndCancel() }
+        let task = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        let threads = 8, writes = 16
+        DispatchQueue.concurrentPerform(iterations: threads + 1) { thread in
+            guard thread > 0 else {
+                task.resume()
+                return
+            }
+            for index in 0..<writes {
+                task.write(Data([UInt8(thread), UInt8(index)]), timeout: StreamTest.timeout) { _ in }
+            }
+        }
+        let echoed = try await StreamTest.read(task, count: 2 * threads * writes)
+        let pairs = stride(from: 0, to: echoed.count - 1, by: 2).map { [echoed[echoed.startIndex + $0], echoed[echoed.startIndex + $0 + 1]] }
+        let expected = (1...threads).flatMap { thread in (0..<writes).map { [UInt8(thread), UInt8($0)] } }
+        #expect(pairs.sorted { $0.lexicographicallyPrecedes($1) } == expected)
+    }
+
     @Test func closeWriteLetsThePeerSeeTheEndAndTheTaskCompletes() async throws {
         let server = try TCPTestServer(.echo())
         defer { server.stop() }
