@@ -83,6 +83,21 @@ struct StreamTaskTests {
         #expect(pairs.sorted { $0.lexicographicallyPrecedes($1) } == expected)
     }
 
+    /// `cancel()` on one thread racing `resume()` on another ends every task with `cancelled`.
+    @Test func cancelRacingResumeOnAnotherThreadEndsTheTask() async throws {
+        let server = try TCPTestServer(.echo())
+        defer { server.stop() }
+        let delegate = StreamTestDelegate()
+        let session = StreamTest.session(delegate)
+        defer { session.invalidateAndCancel() }
+        let tasks = (0..<20).map { _ in session.streamTask(withHostName: "127.0.0.1", port: server.port) }
+        for task in tasks {
+            DispatchQueue.concurrentPerform(iterations: 2) { $0 == 0 ? task.resume() : task.cancel() }
+        }
+        #expect(await waitUntil { delegate.events.count == tasks.count })
+        #expect(delegate.events == Array(repeating: .completed(.cancelled), count: tasks.count))
+    }
+
     @Test func closeWriteLetsThePeerSeeTheEndAndTheTaskCompletes() async throws {
         let server = try TCPTestServer(.echo())
         defer { server.stop() }
