@@ -73,7 +73,10 @@ extension StreamConnection {
         DispatchQueue.global().async { [weak self] in
             let result = StreamSocket.resolve(host: host, port: port, url: url)
             guard let self else { return }
-            state.withLock { $0.resolved = result }
+            let loop = state.withLock { state in
+                state.resolved = result
+                return state.loop
+            }
             loop?.service(self)
         }
         let timeout = requestTimeout

@@ -33,6 +33,9 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
         /// For a socket adopted from a data task (`.becomeStream`): the bytes read past the
         /// response's head, which the stream starts with; `nil`: connect when resumed.
         var adoptedBytes: Data?
+        /// The session's loop, set by ``start()`` with the machine's resume: a thread that sees the
+        /// machine ask for service sees the loop too (an app's `cancel()` may race its `resume()`).
+        var loop: CurlMultiLoop?
     }
 
     let host: String
@@ -53,7 +56,6 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
 
     // Transport: touched only by the thread driving the loop (drive lock held), in
     // `StreamConnection+Transport.swift`.
-    var loop: CurlMultiLoop?
     var socket: StreamSocket?
     var tls: StreamTLS?
     var addresses: [StreamSocket.Address] = []
@@ -105,9 +107,11 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
             if closeOnce.claim() { socket?.close() }
             return
         }
-        self.loop = loop
         let limit = resourceTimeout
-        handleState { $0.machine.resume(connectedWith: $0.adoptedBytes) }
+        handleState { state in
+            state.loop = loop
+            return state.machine.resume(connectedWith: state.adoptedBytes)
+        }
         if limit > 0, limit.isFinite {
             DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [weak self] in
                 self?.handle { $0.resourceTimedOut(after: limit) }
@@ -162,7 +166,7 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
     /// Feeds one event to the machine (with the whole state, for the app's calls that store a handler)
     /// and carries out what it answers.
     func handleState(_ event: (inout State) -> [StreamAction]) {
-        let (received, sent, deliver, service, finish): (Int, Int, Bool, Bool, URLError??) = state.withLock { state in
+        let (received, sent, deliver, serviceLoop, finish): (Int, Int, Bool, CurlMultiLoop?, URLError??) = state.withLock { state in
             let actions = event(&state)
             var received = 0, sent = 0, service = false
             var finish: URLError?? = nil
@@ -187,11 +191,11 @@ final class StreamConnection: CurlLoopSocketClient, @unchecked Sendable {
                     finish = .some(error)
                 }
             }
-            return (received, sent, outboxWasEmpty && !state.outbox.isEmpty, service, finish)
+            return (received, sent, outboxWasEmpty && !state.outbox.isEmpty, service ? state.loop : nil, finish)
         }
         if received > 0 || sent > 0 { task?.countStreamBytes(received: received, sent: sent) }
         if deliver { scheduleDelivery() }
-        if service, let loop { loop.service(self) }
+        serviceLoop?.service(self)
         if case .some(let error) = finish { task?.complete(error: error, generation: nil) }
     }
 

@@ -64,6 +64,10 @@ extension TaskStateMachine {
         var suspended: Bool
         /// Body chunks still held for a response disposition the delegate has not answered.
         var held: HeldBody?
+        /// The load that ended while that disposition was pending: `.becomeStream` still asks its
+        /// handler why the connection cannot be had, so the reason does not depend on whether the
+        /// load ended before the delegate answered.
+        var undecided: Load? = nil
     }
 
     /// ``State/handedOver(_:)``.
@@ -183,6 +187,16 @@ extension TaskStateMachine {
     var currentLoad: Load? {
         if case .loading(let loading) = state { return loading.load }
         return nil
+    }
+
+    /// The handler whose response's disposition the delegate decides: the running load's, or the
+    /// one that ended meanwhile (``Finishing/undecided``).
+    var loadAwaitingDisposition: Load? {
+        switch state {
+        case .loading(let loading): return loading.load
+        case .finishing(let finishing): return finishing.held == nil ? nil : finishing.undecided
+        default: return nil
+        }
     }
 
     /// Whether a handler is loading (the timeout monitor watches the task).

@@ -168,6 +168,7 @@ extension TaskStateMachine {
         }
         let stop: Load?
         var held: HeldBody? = nil
+        var undecided: Load? = nil
         let suspended: Bool
         switch state {
         case .preparing(let preparing):
@@ -176,14 +177,17 @@ extension TaskStateMachine {
         case .loading(let loading):
             stop = loading.load
             suspended = loading.suspended
-            if case .awaiting(let body) = loading.disposition { held = body }
+            if case .awaiting(let body) = loading.disposition {
+                held = body
+                undecided = loading.load
+            }
         case .redirecting(let redirecting):
             stop = redirecting.deliverable
             suspended = redirecting.suspended
         case .initial, .finishing, .handedOver, .completed:
             return .ignore
         }
-        state = .finishing(Finishing(error: error, cancelled: false, suspended: suspended, held: held))
+        state = .finishing(Finishing(error: error, cancelled: false, suspended: suspended, held: held, undecided: undecided))
         return .finish(stop: stop)
     }
 
@@ -367,6 +371,7 @@ extension TaskStateMachine {
     mutating func streamRefusedAfterEnd() -> Bool {
         guard case .finishing(var finishing) = state, !finishing.cancelled, finishing.held != nil else { return false }
         finishing.held = nil
+        finishing.undecided = nil
         state = .finishing(finishing)
         return true
     }

@@ -10,7 +10,9 @@ extension URLSessionTask {
     /// streamTask` before anything of the stream task. Otherwise the data task fails with the
     /// handler's reason (`unsupportedURL` for https, HTTP/2, or a response that is no upgrade).
     func becomeStream(after response: URLResponse) {
-        let operations = lock.withLock { core.machine.currentLoad?.operations }
+        // Also when the load ended while the delegate decided: the handler still knows whether its
+        // connection could have been had (https never), so the reason does not depend on timing.
+        let operations = lock.withLock { core.machine.loadAwaitingDisposition?.operations }
         guard let operations else {
             failBecomingStream(URLError(.unsupportedURL, url: response.url ?? currentRequest?.url, description:
                 "Only an http: request upgraded with 101 Switching Protocols (on a connection still open) can become a stream task in Courier."))

@@ -8,11 +8,16 @@ import Testing
 /// session goes on with new connections.
 @Suite("Stream tasks from a data task's .becomeStream")
 struct StreamBecomeStreamTests {
-    /// Answers responses with `.becomeStream` (`.allow` once ``allowFromNowOn()`` was called) and
-    /// records the stream task or the data task's end.
+    /// Answers responses with `.becomeStream` (`.allow` once ``allowFromNowOn()`` was called),
+    /// `answerDelay` seconds after it was asked, and records the stream task or the data task's end.
     final class UpgradeDelegate: NSObject, URLSessionDataDelegate, URLSessionStreamDelegate, @unchecked Sendable {
         private let state = Locked<(stream: URLSessionStreamTask?, dataError: (any Error)?, dataCompleted: Bool)>((nil, nil, false))
         private let allows = Locked(false)
+        private let answerDelay: TimeInterval
+
+        init(answerDelay: TimeInterval = 0) {
+            self.answerDelay = answerDelay
+        }
 
         /// Later responses are allowed as data.
         func allowFromNowOn() { allows.withLock { $0 = true } }
@@ -23,7 +28,12 @@ struct StreamBecomeStreamTests {
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-            completionHandler(allows.current ? .allow : .becomeStream)
+            let disposition: URLSession.ResponseDisposition = allows.current ? .allow : .becomeStream
+            guard answerDelay > 0 else {
+                completionHandler(disposition)
+                return
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + answerDelay) { completionHandler(disposition) }
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome streamTask: URLSessionStreamTask) {
@@ -87,6 +97,20 @@ struct StreamBecomeStreamTests {
     @Test func anHTTPSDataTaskCannotBecomeAStreamTask() async throws {
         let server = try await NginxTLSServer.shared()
         let delegate = UpgradeDelegate()
+        let session = HTTPTest.session(delegate: delegate) {
+            $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path, directory: nil)
+        }
+        defer { session.invalidateAndCancel() }
+        #expect(await Self.run(URLRequest(url: server.url(server.chainPort)), in: session, delegate))
+        let error = try StreamTest.urlError(delegate.dataError)
+        #expect(error.code == .unsupportedURL && error.localizedDescription.contains("https") && delegate.streamTask == nil)
+    }
+
+    /// The refusal's reason does not depend on timing: here the delegate answers long after nginx's
+    /// short response ended the load (which, in a loaded full run, could also happen by chance).
+    @Test func anHTTPSDataTaskCannotBecomeAStreamTaskAfterItsLoadEnded() async throws {
+        let server = try await NginxTLSServer.shared()
+        let delegate = UpgradeDelegate(answerDelay: 0.5)
         let session = HTTPTest.session(delegate: delegate) {
             $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path, directory: nil)
         }

@@ -2,13 +2,13 @@ import Foundation
 import Testing
 @testable import Courier
 
-/// Stream tasks over plain TCP against ``StreamEchoServer`` on 127.0.0.1: reads and their
+/// Stream tasks over plain TCP against ``TCPTestServer`` on 127.0.0.1: reads and their
 /// minimum, maximum and end of stream, ordering, closes, timeouts, cancel, connect failures and
 /// `captureStreams()`.
 @Suite("Stream tasks over TCP")
 struct StreamTaskTests {
     @Test func echoesWhatItWrites() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -21,7 +21,7 @@ struct StreamTaskTests {
     }
 
     @Test func aReadWaitsForItsMinimumAndStopsAtItsMaximum() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -37,7 +37,7 @@ struct StreamTaskTests {
     }
 
     @Test func manyQueuedReadsAndWritesCompleteInOrder() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -59,8 +59,47 @@ struct StreamTaskTests {
         #expect(order.current.writes == Array(0..<count) && order.current.reads == expected)
     }
 
+    /// Apple's stream task may be used from any thread: writes from several threads, racing the
+    /// `resume()` of another, all go out whole (each write's bytes together), and all come back.
+    @Test func writesFromManyThreadsRacingTheResumeAllGoOut() async throws {
+        let server = try TCPTestServer(.echo())
+        defer { server.stop() }
+        let session = StreamTest.session()
+        defer { session.invalidateAndCancel() }
+        let task = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        let threads = 8, writes = 16
+        DispatchQueue.concurrentPerform(iterations: threads + 1) { thread in
+            guard thread > 0 else {
+                task.resume()
+                return
+            }
+            for index in 0..<writes {
+                task.write(Data([UInt8(thread), UInt8(index)]), timeout: StreamTest.timeout) { _ in }
+            }
+        }
+        let echoed = try await StreamTest.read(task, count: 2 * threads * writes)
+        let pairs = stride(from: 0, to: echoed.count - 1, by: 2).map { [echoed[echoed.startIndex + $0], echoed[echoed.startIndex + $0 + 1]] }
+        let expected = (1...threads).flatMap { thread in (0..<writes).map { [UInt8(thread), UInt8($0)] } }
+        #expect(pairs.sorted { $0.lexicographicallyPrecedes($1) } == expected)
+    }
+
+    /// `cancel()` on one thread racing `resume()` on another ends every task with `cancelled`.
+    @Test func cancelRacingResumeOnAnotherThreadEndsTheTask() async throws {
+        let server = try TCPTestServer(.echo())
+        defer { server.stop() }
+        let delegate = StreamTestDelegate()
+        let session = StreamTest.session(delegate)
+        defer { session.invalidateAndCancel() }
+        let tasks = (0..<20).map { _ in session.streamTask(withHostName: "127.0.0.1", port: server.port) }
+        for task in tasks {
+            DispatchQueue.concurrentPerform(iterations: 2) { $0 == 0 ? task.resume() : task.cancel() }
+        }
+        #expect(await waitUntil { delegate.events.count == tasks.count })
+        #expect(delegate.events == Array(repeating: .completed(.cancelled), count: tasks.count))
+    }
+
     @Test func closeWriteLetsThePeerSeeTheEndAndTheTaskCompletes() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -77,7 +116,7 @@ struct StreamTaskTests {
     }
 
     @Test func endOfStreamCompletesAShortReadWithAtEOF() async throws {
-        let server = try StreamEchoServer(.sendAndClose(Data("abc".utf8)))
+        let server = try TCPTestServer(.greet(Data("abc".utf8)))
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -89,7 +128,7 @@ struct StreamTaskTests {
     }
 
     @Test func aWriteAfterCloseWriteFails() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -100,7 +139,7 @@ struct StreamTaskTests {
     }
 
     @Test func closeReadFailsLaterReadsAndTellsTheDelegate() async throws {
-        let server = try StreamEchoServer(.echo)
+        let server = try TCPTestServer(.echo())
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -117,7 +156,7 @@ struct StreamTaskTests {
     }
 
     @Test func aReadTimesOutWhenNothingArrives() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -131,7 +170,7 @@ struct StreamTaskTests {
     }
 
     @Test func aWriteTimesOutWhenThePeerDoesNotRead() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let session = StreamTest.session()
         defer { session.invalidateAndCancel() }
@@ -145,7 +184,7 @@ struct StreamTaskTests {
     }
 
     @Test func cancelFailsPendingReadsAndWritesThenCompletesTheTask() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -191,7 +230,7 @@ struct StreamTaskTests {
     }
 
     @Test func captureStreamsHandsOverTheConnectionWithTheBytesReadAhead() async throws {
-        let server = try StreamEchoServer(.greetThenEcho(Data("hi\n".utf8)))
+        let server = try TCPTestServer(.echo(greeting: Data("hi\n".utf8)))
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)
@@ -225,7 +264,7 @@ struct StreamTaskTests {
     }
 
     @Test func theResourceTimeoutEndsTheWholeTask() async throws {
-        let server = try StreamEchoServer(.stall)
+        let server = try TCPTestServer(.stall)
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate) { $0.timeoutIntervalForResource = 1 }
@@ -242,7 +281,7 @@ struct StreamTaskTests {
 
     @Test func thePeersEndIsNoticedAfterReadsEmptiedAFullReadAhead() async throws {
         let limit = StreamStateMachine.readAheadLimit
-        let server = try StreamEchoServer(.sendAndClose(Data(repeating: 0x61, count: limit + 1000)))
+        let server = try TCPTestServer(.greet(Data(repeating: 0x61, count: limit + 1000)))
         defer { server.stop() }
         let delegate = StreamTestDelegate()
         let session = StreamTest.session(delegate)

@@ -5,12 +5,13 @@ import Glibc
 import Musl
 #endif
 
-/// A raw TCP server on 127.0.0.1 (an ephemeral port) for faults below any protocol: a proxy to
-/// another local port that cuts the connection after a number of bytes, a server that greets with
-/// fixed bytes and hangs up, and one that accepts and never says anything.
+/// A raw TCP server on 127.0.0.1 (an ephemeral port) for faults below any protocol and for stream
+/// tasks: a proxy to another local port that cuts the connection after a number of bytes, a server
+/// that greets with fixed bytes and hangs up, one that accepts and never says anything, an echo
+/// server, and one that never reads.
 ///
-/// One thread per direction; blocking sockets with receive timeouts, so ``stop()`` ends everything
-/// within a second.
+/// One thread per connection (a proxy: per direction); blocking sockets with receive timeouts, so
+/// ``stop()`` ends everything within a second.
 final class TCPTestServer: @unchecked Sendable {
     enum Behaviour: Sendable {
         /// Forwards to 127.0.0.1:`port`; once `cutAfter` bytes went through in `direction` (if
@@ -20,6 +21,12 @@ final class TCPTestServer: @unchecked Sendable {
         case greet(Data)
         /// Accepts and stays silent until stopped.
         case silent
+        /// Writes `greeting`, then writes back every byte it reads; closes at the client's end of
+        /// stream.
+        case echo(greeting: Data = Data())
+        /// Accepts and neither reads nor writes until stopped, with a small receive buffer: a
+        /// client's writes soon stop moving.
+        case stall
     }
 
     /// Which bytes a proxy counts before it cuts.
@@ -39,6 +46,11 @@ final class TCPTestServer: @unchecked Sendable {
         guard fd >= 0 else { throw FaultServerError("socket() failed") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if case .stall = behaviour {
+            // Before listen: accepted sockets inherit it, and the window they offer follows it.
+            var small: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -124,8 +136,15 @@ final class TCPTestServer: @unchecked Sendable {
     private func serve(_ client: Int32) {
         switch behaviour {
         case .greet(let bytes):
-            _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            _ = bytes.withUnsafeBytes { sendAll($0, to: client) }
             shutdown(client, Int32(SHUT_RDWR))
+            closeTracked(client)
+        case .echo(let greeting):
+            Self.setTimeout(client)
+            if greeting.withUnsafeBytes({ sendAll($0, to: client) }) { echo(client) }
+            closeTracked(client)
+        case .stall:
+            while !stopped { usleep(20_000) }
             closeTracked(client)
         case .silent:
             Self.setTimeout(client)
@@ -172,16 +191,34 @@ final class TCPTestServer: @unchecked Sendable {
             let count = recv(source, &buffer, want, 0)
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
             if count <= 0 { break }
-            var sent = 0
-            while sent < count {
-                let written = buffer.withUnsafeBytes { send(target, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
-                if written <= 0 { break }
-                sent += written
-            }
-            if sent < count { break }
+            guard buffer.withUnsafeBytes({ sendAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: target) }) else { break }
             total += count
         }
         shutdown(source, Int32(SHUT_RDWR))
         shutdown(target, Int32(SHUT_RDWR))
+    }
+
+    /// Writes back what `client` sends until its end of stream, an error, or the server stops.
+    private func echo(_ client: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while !stopped {
+            let count = recv(client, &buffer, buffer.count, 0)
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+            if count <= 0 { return }
+            guard buffer.withUnsafeBytes({ sendAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: client) }) else { return }
+        }
+    }
+
+    /// Sends all of `bytes` (blocking); `false` when the connection failed first.
+    private func sendAll(_ bytes: UnsafeRawBufferPointer, to socket: Int32) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var sent = 0
+        while sent < bytes.count {
+            let written = send(socket, base + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            sent += written
+        }
+        return true
     }
 }
