@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// Courier's benchmark: one source file (Sources/Shared/Bench.swift) built twice, once against
+// Courier's benchmark: one set of source files (Sources/Shared/) built twice, once against
 // Courier and once against FoundationNetworking, so both are measured by the same code.
 // A package of its own so that the main build and tests stay lean; run it with `Benchmarks/run.sh`.
 import PackageDescription
@@ -16,7 +16,7 @@ let package = Package(
         .package(name: "Courier", path: ".."),
     ],
     targets: [
-        // Sources/BenchCourier/Bench.swift is a relative symlink to ../Shared/Bench.swift.
+        // Sources/BenchCourier/*.swift are relative symlinks to ../Shared/*.swift.
         .executableTarget(
             name: "BenchCourier",
             dependencies: ["Courier"],
@@ -26,8 +26,8 @@ let package = Package(
                 .swiftLanguageMode(.v6),
             ]
         ),
-        // Sources/BenchFoundation/Bench.swift is the same symlink; without USE_COURIER the file
-        // imports FoundationNetworking.
+        // Sources/BenchFoundation/*.swift are the same symlinks; without USE_COURIER the files
+        // import FoundationNetworking.
         .executableTarget(
             name: "BenchFoundation",
             path: "Sources/BenchFoundation",

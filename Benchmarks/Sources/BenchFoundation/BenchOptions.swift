@@ -1,0 +1,1 @@
+../Shared/BenchOptions.swift
