@@ -223,19 +223,7 @@ func benchHTTPDownload(url: URL, size: Int, destination: URL, timeout: Double, b
         result("http_download_mbps", "failed", "MB/s")
         return
     }
-    guard s.movedTo != nil, s.downloadedSize == size, fileSize(destination.path) == size else {
-        note("downloaded file: \(s.downloadedSize.map(String.init) ?? "missing") bytes, expected \(size)")
-        result("http_download_mbps", "failed", "MB/s")
-        return
-    }
-    let seconds = Double(s.finishedAt - start) / 1e9
-    let peak = peakRSS()
-    result("http_download_mbps", Double(size) / seconds / 1e6, "MB/s")
-    result("http_download_seconds", seconds, "s", decimals: 3)
-    result("http_download_bytes", "\(size)", "bytes")
-    result("http_download_baseline_rss", "\(baseline)", "bytes")
-    result("http_download_peak_rss", "\(peak)", "bytes")
-    result("http_download_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+    reportDownload("http_download", s, started: start, size: size, destination: destination, baseline: baseline)
 }
 
 /// 8. A file sent by an upload task (`uploadTask(with:fromFile:)`, method PUT) with a completion

@@ -306,17 +306,24 @@ func benchFileDownload(path: String, timeout: Double) {
         result("file_download_mbps", "failed", "MB/s")
         return
     }
+    reportDownload("file_download", s, started: start, size: size, destination: destination, baseline: baseline)
+}
+
+/// Checks a finished download task's file (`s`, moved to `destination` by its ``DownloadProbe``)
+/// and reports `<name>_mbps`, `_seconds`, `_bytes`, `_baseline_rss`, `_peak_rss` and `_rss_ratio`;
+/// `<name>_mbps failed` when the file is missing or not `size` bytes.
+func reportDownload(_ name: String, _ s: Tally.State, started start: UInt64, size: Int, destination: URL, baseline: Int) {
     guard s.movedTo != nil, s.downloadedSize == size, fileSize(destination.path) == size else {
         note("downloaded file: \(s.downloadedSize.map(String.init) ?? "missing") bytes, expected \(size)")
-        result("file_download_mbps", "failed", "MB/s")
+        result("\(name)_mbps", "failed", "MB/s")
         return
     }
     let seconds = Double(s.finishedAt - start) / 1e9
     let peak = peakRSS()
-    result("file_download_mbps", Double(size) / seconds / 1e6, "MB/s")
-    result("file_download_seconds", seconds, "s", decimals: 3)
-    result("file_download_bytes", "\(size)", "bytes")
-    result("file_download_baseline_rss", "\(baseline)", "bytes")
-    result("file_download_peak_rss", "\(peak)", "bytes")
-    result("file_download_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+    result("\(name)_mbps", Double(size) / seconds / 1e6, "MB/s")
+    result("\(name)_seconds", seconds, "s", decimals: 3)
+    result("\(name)_bytes", "\(size)", "bytes")
+    result("\(name)_baseline_rss", "\(baseline)", "bytes")
+    result("\(name)_peak_rss", "\(peak)", "bytes")
+    result("\(name)_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
 }
