@@ -176,14 +176,7 @@ func benchHTTPData(url: URL, size: Int, timeout: Double) {
         result("http_data_mbps", "failed", "MB/s")
         return
     }
-    let seconds = Double(s.finishedAt - start) / 1e9
-    let peak = peakRSS()
-    result("http_data_mbps", Double(size) / seconds / 1e6, "MB/s")
-    result("http_data_seconds", seconds, "s", decimals: 3)
-    result("http_data_bytes", "\(size)", "bytes")
-    result("http_data_baseline_rss", "\(baseline)", "bytes")
-    result("http_data_peak_rss", "\(peak)", "bytes")
-    result("http_data_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+    reportTransfer("http_data", s, started: start, size: size, baseline: baseline)
 }
 
 /// 7. A large body fetched by a download task with a delegate that checks the temporary file's size

@@ -178,14 +178,7 @@ func benchFileData(path: String, timeout: Double) {
         result("file_data_mbps", "failed", "MB/s")
         return
     }
-    let seconds = Double(s.finishedAt - start) / 1e9
-    let peak = peakRSS()
-    result("file_data_mbps", Double(size) / seconds / 1e6, "MB/s")
-    result("file_data_seconds", seconds, "s", decimals: 3)
-    result("file_data_bytes", "\(size)", "bytes")
-    result("file_data_baseline_rss", "\(baseline)", "bytes")
-    result("file_data_peak_rss", "\(peak)", "bytes")
-    result("file_data_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+    reportTransfer("file_data", s, started: start, size: size, baseline: baseline)
 }
 
 /// A reference point, not a URLSession measurement: the same file read into memory with
@@ -318,6 +311,13 @@ func reportDownload(_ name: String, _ s: Tally.State, started start: UInt64, siz
         result("\(name)_mbps", "failed", "MB/s")
         return
     }
+    reportTransfer(name, s, started: start, size: size, baseline: baseline)
+}
+
+/// Reports a finished transfer of `size` bytes that started at `start` (`now()`), when the
+/// process's RSS was `baseline`: `<name>_mbps`, `_seconds`, `_bytes`, `_baseline_rss`, `_peak_rss`
+/// and `_rss_ratio` (peak RSS ÷ size).
+func reportTransfer(_ name: String, _ s: Tally.State, started start: UInt64, size: Int, baseline: Int) {
     let seconds = Double(s.finishedAt - start) / 1e9
     let peak = peakRSS()
     result("\(name)_mbps", Double(size) / seconds / 1e6, "MB/s")
