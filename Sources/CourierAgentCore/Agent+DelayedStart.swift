@@ -4,7 +4,7 @@ import Foundation
 // `willBeginDelayedRequest`: when a task with an `earliestBeginDate` becomes due, the app connected
 // with its identifier decides whether it starts as it is, with another request, or not at all.
 // Its transfer is made (and registered) but not resumed until the answer comes; with no app
-// connected, or no answer within ``Agent/questionTimeout``, it starts as it is — what Apple does
+// connected, or no answer within ``AgentOptions/questionTimeout``, it starts as it is — what Apple does
 // when the delegate does not implement the method.
 extension Agent {
     /// Asks the connected app about `transfer`, the first transfer of a delayed task; `false` when

@@ -62,9 +62,6 @@ enum AgentQuestionReply: Sendable {
 // agent's transfers go to the app of their identifier when one is connected, and are decided by
 // default otherwise.
 extension Agent {
-    /// How long the agent waits for an app's answer.
-    static let questionTimeout: Double = 60
-
     /// Asks the app connected with `transfer`'s identifier; `false` when none is (the caller then
     /// decides alone). The answer reaches `reply` through ``perform(_:)``.
     func ask(_ transfer: URLSessionTask, _ question: AgentQuestion, _ reply: AgentQuestionReply) -> Bool {
@@ -74,7 +71,7 @@ extension Agent {
             state.lastQuestion += 1
             let id = state.lastQuestion
             state.questions[id] = AgentPendingQuestion(session: key.session, client: client,
-                                                       deadline: Date().addingTimeInterval(Self.questionTimeout), reply: reply)
+                                                       deadline: Date().addingTimeInterval(options.questionTimeout), reply: reply)
             info.connection.event(AgentEvent(sequence: 0, taskID: key.taskID, kind: .question(id: id, question)))
             return true
         }

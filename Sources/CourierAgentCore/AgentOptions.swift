@@ -3,7 +3,8 @@ import Foundation
 
 /// The agent's settings: from its arguments (`--state-dir`, `--runtime-dir`, `--idle-exit`) and
 /// environment (`COURIER_AGENT_IDLE_EXIT`, `COURIER_AGENT_MAX_TRANSFERS`,
-/// `COURIER_AGENT_CHECKPOINT_BYTES`, `COURIER_AGENT_PARTIAL_RETENTION`).
+/// `COURIER_AGENT_CHECKPOINT_BYTES`, `COURIER_AGENT_PARTIAL_RETENTION`,
+/// `COURIER_AGENT_QUESTION_TIMEOUT`).
 struct AgentOptions: Sendable, Equatable {
     /// Explicit directories (else ``BackgroundDirectories/resolve(environment:home:)``).
     var stateDirectory: String?
@@ -18,6 +19,9 @@ struct AgentOptions: Sendable, Equatable {
     var checkpointInterval: Double = 2
     /// Seconds a failed download's partial file is kept for the resume data the app was given.
     var partialRetention: Double = 86_400
+    /// Seconds the agent waits for a connected app's answer to a question (a redirect, a challenge,
+    /// an upload's response, a delayed start) before it decides by default.
+    var questionTimeout: Double = 60
 
     /// Parses `arguments` (without the program name) and `environment`.
     static func parse(_ arguments: [String], environment: [String: String]) throws(AgentUsageError) -> AgentOptions {
@@ -27,6 +31,9 @@ struct AgentOptions: Sendable, Equatable {
         if let bytes = environment["COURIER_AGENT_CHECKPOINT_BYTES"].flatMap(Int64.init), bytes > 0 { options.checkpointBytes = bytes }
         if let seconds = environment["COURIER_AGENT_PARTIAL_RETENTION"].flatMap(Double.init), seconds >= 0 {
             options.partialRetention = seconds
+        }
+        if let seconds = environment["COURIER_AGENT_QUESTION_TIMEOUT"].flatMap(Double.init), seconds > 0 {
+            options.questionTimeout = seconds
         }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {

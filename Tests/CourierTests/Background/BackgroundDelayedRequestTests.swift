@@ -9,11 +9,11 @@ struct BackgroundDelayedRequestTests {
     /// Runs a download of nginx's hello file that may begin in a second, in a background session
     /// whose delegate answers the delayed request with `answer`; returns the delegate and the task
     /// once it completed.
-    private func download(_ identifier: String,
-                          answer: @escaping @Sendable (URLRequest) -> (URLSession.DelayedRequestDisposition, URLRequest?)) async throws
+    private func download(_ identifier: String, agentSettings: [String: String] = [:],
+                          answer: @escaping @Sendable (URLRequest) -> (URLSession.DelayedRequestDisposition, URLRequest?)?) async throws
         -> (AnsweringDelegate, URLSessionTask) {
         let nginx = try await NginxServer.shared()
-        let sandbox = try BackgroundSandbox()
+        let sandbox = try BackgroundSandbox(agentSettings: agentSettings)
         defer { sandbox.remove() }
         let delegate = AnsweringDelegate()
         delegate.delayed = answer
@@ -55,5 +55,15 @@ struct BackgroundDelayedRequestTests {
         let (delegate, task) = try await download("canceldelayed") { _ in (.cancel, nil) }
         let state = delegate.recorder.state.current
         #expect((state.completions[task.taskIdentifier] ?? nil)?.code == .cancelled && state.files[task.taskIdentifier] == nil)
+    }
+
+    @Test("No answer within the agent's question timeout: the delayed download runs with its own request")
+    func noAnswerContinuesLoading() async throws {
+        let nginx = try await NginxServer.shared()
+        let (delegate, task) = try await download("unanswered", agentSettings: ["COURIER_AGENT_QUESTION_TIMEOUT": "1"]) { _ in nil }
+        let state = delegate.recorder.state.current
+        #expect(delegate.asked.current == ["delayed \(nginx.url(NginxServer.Files.hello).absoluteString)"])
+        #expect((state.completions[task.taskIdentifier] ?? nil) == nil)
+        #expect(state.files[task.taskIdentifier]?.hash == StreamHash.of(NginxServer.Files.helloContents))
     }
 }

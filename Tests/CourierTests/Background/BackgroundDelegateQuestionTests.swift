@@ -117,7 +117,8 @@ final class AnsweringDelegate: NSObject, URLSessionDownloadDelegate, URLSessionD
     }
 
     var response: @Sendable (URLResponse) -> URLSession.ResponseDisposition = { _ in .allow }
-    var delayed: @Sendable (URLRequest) -> (URLSession.DelayedRequestDisposition, URLRequest?) = { _ in (.continueLoading, nil) }
+    /// The answer to a delayed request; `nil`: the delegate never calls its completion handler.
+    var delayed: @Sendable (URLRequest) -> (URLSession.DelayedRequestDisposition, URLRequest?)? = { _ in (.continueLoading, nil) }
     /// Task → the response body its data delegate received.
     let bodies = Locked<[Int: Data]>([:])
 
@@ -134,7 +135,7 @@ final class AnsweringDelegate: NSObject, URLSessionDownloadDelegate, URLSessionD
     func urlSession(_ session: URLSession, task: URLSessionTask, willBeginDelayedRequest request: URLRequest,
                     completionHandler: @escaping @Sendable (URLSession.DelayedRequestDisposition, URLRequest?) -> Void) {
         asked.withLock { $0.append("delayed \(request.url?.absoluteString ?? "")") }
-        let (disposition, newRequest) = delayed(request)
+        guard let (disposition, newRequest) = delayed(request) else { return }
         completionHandler(disposition, newRequest)
     }
 

@@ -13,10 +13,15 @@ final class BackgroundSandbox: @unchecked Sendable {
     let root: URL
     /// The agent's directories.
     let directories: BackgroundDirectories
-    /// What the agents of this sandbox get in their environment.
+    /// What the agents of every sandbox get in their environment.
     static let agentEnvironment = ["COURIER_AGENT_IDLE_EXIT": "20", "COURIER_AGENT_CHECKPOINT_BYTES": "\(1 << 20)"]
+    /// What this sandbox's agent gets: ``agentEnvironment`` and the test's own settings.
+    let agentEnvironment: [String: String]
 
-    init() throws {
+    /// A sandbox whose agent also gets `agentSettings` in its environment (such as
+    /// `COURIER_AGENT_QUESTION_TIMEOUT`).
+    init(agentSettings: [String: String] = [:]) throws {
+        agentEnvironment = Self.agentEnvironment.merging(agentSettings) { $1 }
         var template = Array("/tmp/cbg-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw FaultServerError("mkdtemp failed")
@@ -29,13 +34,13 @@ final class BackgroundSandbox: @unchecked Sendable {
     func configuration(_ identifier: String) -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
         configuration.backgroundAgentDirectories = directories
-        configuration.backgroundAgentEnvironment = Self.agentEnvironment
+        configuration.backgroundAgentEnvironment = agentEnvironment
         return configuration
     }
 
     /// The environment for a child process (`courier --background`) that should use this sandbox.
     var childEnvironment: [String: String] {
-        ProcessInfo.processInfo.environment.merging(Self.agentEnvironment.merging(["COURIER_DATA_HOME": root.path]) { $1 }) { $1 }
+        ProcessInfo.processInfo.environment.merging(agentEnvironment.merging(["COURIER_DATA_HOME": root.path]) { $1 }) { $1 }
     }
 
     /// The running agent's process, from its pid file.
