@@ -30,13 +30,7 @@ func benchDataTasks(count: Int, window: Int, timeout: Double) {
             slots.wait()
             group.enter()
             let task = session.dataTask(with: url) { data, _, error in
-                if let error {
-                    tally.failed(describe(error))
-                } else if let data, data == dataBody {
-                    tally.succeeded(bytes: data.count)
-                } else {
-                    tally.failed("unexpected body: \(data?.count ?? -1) bytes")
-                }
+                tally.recordDataBody(data, error)
                 slots.signal()
                 group.leave()
             }
@@ -91,13 +85,7 @@ func benchLatency(count: Int, timeout: Double) {
     for i in 0..<(warmUp + count) {
         let start = now()
         let task = session.dataTask(with: url) { data, _, error in
-            if let error {
-                tally.failed(describe(error))
-            } else if let data, data == dataBody {
-                tally.succeeded(bytes: data.count)
-            } else {
-                tally.failed("unexpected body: \(data?.count ?? -1) bytes")
-            }
+            tally.recordDataBody(data, error)
             finished.signal()
         }
         task.resume()
@@ -326,4 +314,17 @@ func reportTransfer(_ name: String, _ s: Tally.State, started start: UInt64, siz
     result("\(name)_baseline_rss", "\(baseline)", "bytes")
     result("\(name)_peak_rss", "\(peak)", "bytes")
     result("\(name)_rss_ratio", Double(peak) / Double(size), "x", decimals: 3)
+}
+
+extension Tally {
+    /// Counts one `data:` task's outcome: success when its body is ``dataBody``.
+    func recordDataBody(_ data: Data?, _ error: (any Error)?) {
+        if let error {
+            failed(describe(error))
+        } else if let data, data == dataBody {
+            succeeded(bytes: data.count)
+        } else {
+            failed("unexpected body: \(data?.count ?? -1) bytes")
+        }
+    }
 }

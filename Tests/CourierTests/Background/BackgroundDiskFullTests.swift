@@ -14,10 +14,7 @@ struct BackgroundDiskFullTests {
         let nginx = try await NginxServer.shared()
         let sandbox = try BackgroundSandbox()
         defer { sandbox.remove() }
-        let downloads = sandbox.directories.downloads
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
-        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        let mount = try sandbox.mountSmallDownloads()
         defer { mount.unmount() }
 
         let recorder = BackgroundRecorder()
@@ -49,10 +46,7 @@ struct BackgroundFreeSpaceTests {
         let nginx = try await NginxServer.shared()
         let sandbox = try BackgroundSandbox()
         defer { sandbox.remove() }
-        let downloads = sandbox.directories.downloads
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
-        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        let mount = try sandbox.mountSmallDownloads()
         defer { mount.unmount() }
 
         let recorder = BackgroundRecorder()
@@ -81,10 +75,7 @@ struct BackgroundFreeSpaceTests {
         let nginx = try await NginxServer.shared()
         let sandbox = try BackgroundSandbox()
         defer { sandbox.remove() }
-        let downloads = sandbox.directories.downloads
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directories.state.path)
-        let mount = try SmallTmpfs(at: downloads.path, size: "1m")
+        let mount = try sandbox.mountSmallDownloads()
         defer { mount.unmount() }
 
         let recorder = BackgroundRecorder()
@@ -128,4 +119,14 @@ struct SmallTmpfs {
         probe.unmount()
         return true
     }()
+}
+
+extension BackgroundSandbox {
+    /// Puts a 1 MiB tmpfs under the agent's `downloads/` (made first, 0700 as the agent makes it).
+    func mountSmallDownloads() throws -> SmallTmpfs {
+        let downloads = directories.downloads
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directories.state.path)
+        return try SmallTmpfs(at: downloads.path, size: "1m")
+    }
 }
