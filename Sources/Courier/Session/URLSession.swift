@@ -105,10 +105,7 @@ open class URLSession: NSObject, @unchecked Sendable {
             if let queue {
                 delegateQueue = queue
             } else {
-                let serial = OperationQueue()
-                serial.maxConcurrentOperationCount = 1
-                serial.name = "Courier.URLSession.delegateQueue"
-                delegateQueue = serial
+                delegateQueue = SessionDelegateQueue(name: "Courier.URLSession.delegateQueue")
             }
             settings = SessionSettings(copy)
             background = copy.isBackgroundSession ? copy.identifier.map { BackgroundSessionLink(identifier: $0, configuration: copy) } : nil
