@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Puts the drains of a session's tasks (`URLSessionTask.drainEvents`) on its delegate queue, so
 /// that every delegate call and completion handler runs in an operation of that queue.
@@ -20,7 +21,11 @@ import Foundation
 /// completion instead of a new operation. The lingering operation gives way at once when the app
 /// adds an operation of its own or waits for the queue to empty (the queue tells the scheduler
 /// before it does either), when the queue is suspended, or when the time is up. A queue the app
-/// passed in gets no lingering: its operations cannot be seen as they are added.
+/// passed in gets no lingering: its operations cannot be seen as they are added. Only one batch
+/// operation in the process lingers at a time (``lingerPermit``): a lingering operation blocks a
+/// worker thread of libdispatch's pool, which on Linux has one thread per core and replaces a
+/// blocked one only when its monitor next looks, so several lingering sessions could starve
+/// other work queued on the pool.
 ///
 /// Nothing changes for the app: the drains run one at a time inside an operation of the delegate
 /// queue (so `OperationQueue.current` is that queue), each task's steps in order, and a task that
@@ -33,6 +38,9 @@ final class TaskDrainScheduler: Sendable {
     /// How long a batch operation that ran out of work waits for more before it ends, unless
     /// ``setLingerTime(_:)`` changed it.
     static let lingerTime: DispatchTimeInterval = .milliseconds(2)
+
+    /// Held by the one batch operation in the process that lingers now.
+    private static let lingerPermit = Atomic<Bool>(false)
 
     /// The session's delegate queue: the only queue whose drains are batched (a subclass that
     /// answers another queue from `delegateQueue` gets an operation per drain).
@@ -205,6 +213,9 @@ final class TaskDrainScheduler: Sendable {
     private func lingerForMore() -> [URLSessionTask]? {
         // The queue's own locks are never taken under the state's.
         let queueIsFree = !queue.isSuspended && queue.operationCount <= 1
+        let hasPermit = queueIsFree && Self.lingerPermit.compareExchange(
+            expected: false, desired: true, ordering: .acquiring).exchanged
+        defer { if hasPermit { Self.lingerPermit.store(false, ordering: .releasing) } }
         enum Next { case end(queueBatch: Bool), drain([URLSessionTask]), wait(DispatchTimeInterval) }
         let next: Next = state.withLock { state in
             if state.queued {
@@ -222,6 +233,11 @@ final class TaskDrainScheduler: Sendable {
                 let taken = state.ready
                 state.ready = []
                 return .drain(taken)
+            }
+            guard hasPermit else {
+                // Another session's operation lingers: this one ends.
+                state.active = .idle
+                return .end(queueBatch: false)
             }
             state.active = .lingering
             return .wait(state.lingerTime)
@@ -246,26 +262,37 @@ final class TaskDrainScheduler: Sendable {
                 state.active = .idle
                 return .timedOut
             }
-            if state.queued || state.ready.isEmpty {
-                // Woken by the app (an operation about to be added, or a wait for the queue to
-                // empty), or a batch was queued for what is ready: the operation ends.
-                state.active = .idle
-                return .end(queueBatch: false)
-            }
-            guard stillFree else {
-                // Suspended, or the app's operation must not wait for this one: what became
-                // ready goes to a batch of its own, behind the app's.
-                state.active = .idle
-                state.queued = true
-                return .end(queueBatch: true)
-            }
-            state.active = .draining
-            let taken = state.ready
-            state.ready = []
-            return .drain(taken)
+            return takeWoken(&state, queueIsFree: stillFree)
         }
-        // Woken: the signal comes right after the waker let go of the lock. When the wait timed
-        // out just before, take that signal now, so that it does not end a later wait early.
+        return finish(outcome, waited: waited)
+    }
+
+    /// What the woken operation does: ends, queues a batch, or takes the ready tasks. Call with the
+    /// state locked, in state `.woken`.
+    private func takeWoken(_ state: inout State, queueIsFree: Bool) -> LingerOutcome {
+        if state.queued || state.ready.isEmpty {
+            // Woken by the app (an operation about to be added, or a wait for the queue to
+            // empty), or a batch was queued for what is ready: the operation ends.
+            state.active = .idle
+            return .end(queueBatch: false)
+        }
+        guard queueIsFree else {
+            // Suspended, or the app's operation must not wait for this one: what became ready
+            // goes to a batch of its own, behind the app's.
+            state.active = .idle
+            state.queued = true
+            return .end(queueBatch: true)
+        }
+        state.active = .draining
+        let taken = state.ready
+        state.ready = []
+        return .drain(taken)
+    }
+
+    /// Carries out `outcome`. When the operation was woken, the signal comes right after the waker
+    /// let go of the lock; if the wait had timed out just before, that signal is taken now, so
+    /// that it does not end a later wait early.
+    private func finish(_ outcome: LingerOutcome, waited: DispatchTimeoutResult) -> [URLSessionTask]? {
         if case .timedOut = outcome {} else if waited == .timedOut { wakeUp.wait() }
         switch outcome {
         case .timedOut:

@@ -159,4 +159,25 @@ struct TaskDrainLingerTests {
         #expect(tasksDone.current.values.allSatisfy { $0 == 1 })
         #expect(offQueue.current == 0)
     }
+
+    @Test("four sessions running requests one after another from four threads all finish (one lingers at a time)")
+    func sessionsSideBySideAllFinish() async throws {
+        let sessions = (0..<4).map { _ in URLSession(configuration: .ephemeral) }
+        defer { sessions.forEach(finish) }
+        let finished = Locked(0)
+        let perSession = 100
+        for (number, session) in sessions.enumerated() {
+            Thread.detachNewThread {
+                for index in 0..<perSession {
+                    let done = DispatchSemaphore(value: 0)
+                    session.dataTask(with: URL(string: "data:,s\(number)-\(index)")!) { data, _, _ in
+                        if data == Data("s\(number)-\(index)".utf8) { finished.withLock { $0 += 1 } }
+                        done.signal()
+                    }.resume()
+                    guard done.wait(timeout: .now() + testWaitLimit) == .success else { return }
+                }
+            }
+        }
+        #expect(await waitUntil { finished.current == sessions.count * perSession })
+    }
 }
