@@ -27,6 +27,9 @@ import Synchronization
 /// them with callbacks into a handler whose caller holds its locks). Nothing ever waits for the
 /// drive lock while holding another lock: callers only *try* it, and only the loop thread blocks on
 /// it, holding nothing.
+///
+/// Between I/O passes the thread also runs the Swift jobs of the session's
+/// ``URLSessionLoopTaskExecutor`` (``enqueueJob(_:fallback:)``), with no lock held.
 final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer)
@@ -407,6 +410,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 // With more jobs waiting, look at the sockets (without sleeping) before the next batch.
                 ready = runJobs() ? poller.wait(milliseconds: 0) : []
                 safetyPassDue = false
+                idleSince = 0 // the thread lingers `idleLinger` after the last job too
             case .end:
                 return
             case .stop:
