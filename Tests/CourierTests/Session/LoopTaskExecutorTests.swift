@@ -110,6 +110,38 @@ struct LoopTaskExecutorTests {
         #expect(try await withTimeout { await waiting.value } == 7)
     }
 
+    @Test func jobsQueuedFromManyThreadsWhileTheSessionIsInvalidatedAllRun() async throws {
+        var completed = 0
+        for _ in 0..<20 {
+            let session = Self.session()
+            let executor = session.loopTaskExecutor
+            completed += try await withTimeout {
+                await withTaskGroup(of: Int.self) { group in
+                    // Four threads of the global executor queue jobs while a fifth invalidates.
+                    for _ in 0..<4 {
+                        group.addTask {
+                            let tasks = (0..<50).map { _ in
+                                Task(executorPreference: executor) { () -> Int in
+                                    await Task.yield()
+                                    return 1
+                                }
+                            }
+                            var sum = 0
+                            for task in tasks { sum += await task.value }
+                            return sum
+                        }
+                    }
+                    group.addTask {
+                        session.invalidateAndCancel()
+                        return 0
+                    }
+                    return await group.reduce(0, +)
+                }
+            }
+        }
+        #expect(completed == 20 * 4 * 50)
+    }
+
     @Test func anInvalidatedSessionsExecutorRunsJobsElsewhere() async throws {
         let session = Self.session()
         session.invalidateAndCancel()
