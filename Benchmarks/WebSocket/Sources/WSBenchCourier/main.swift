@@ -1,5 +1,6 @@
 // Courier's client in the WebSocket benchmark: URLSessionWebSocketTask with Apple's async API, as an
-// app written for FoundationNetworking would use it.
+// app written for FoundationNetworking would use it. With WS_BENCH_EXECUTOR=loop, the round trips run
+// inside Courier's loop task executor instead (LoopExecutorRoundTrips.swift).
 import Courier
 import Foundation
 import WSBenchSupport
@@ -34,6 +35,13 @@ func roundTrips() async throws {
         try await task.send(message)
         let echo = try await task.receive()
         guard size(of: echo) == options.size else { benchFailed("echo of \(size(of: echo)) bytes") }
+    }
+    if roundTripsUseLoopExecutor {
+        let seconds = try await loopExecutorRoundTrips(session: session, task: task, message: message, size: options.size,
+                                                       warmup: options.warmup, count: options.count)
+        reportRoundTrips(count: options.count, seconds: seconds)
+        task.cancel(with: .normalClosure, reason: nil)
+        return
     }
     for _ in 0..<options.warmup { try await one() }
     let start = benchNow()

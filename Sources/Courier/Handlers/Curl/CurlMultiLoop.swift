@@ -27,6 +27,9 @@ import Synchronization
 /// them with callbacks into a handler whose caller holds its locks). Nothing ever waits for the
 /// drive lock while holding another lock: callers only *try* it, and only the loop thread blocks on
 /// it, holding nothing.
+///
+/// Between I/O passes the thread also runs the Swift jobs of the session's
+/// ``URLSessionLoopTaskExecutor`` (``enqueueJob(_:fallback:)``), with no lock held.
 final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer)
@@ -59,14 +62,21 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// that a session's next request, sent as the last one completes, finds it awake.
     static let idleLinger = 250
 
+    /// The most Swift jobs run in one go before the loop looks at its sockets again.
+    static let jobBatch = 64
+
     /// The multi handle; used with the drive lock held.
     let multi: UnsafeMutableRawPointer
     private let poller: CurlEventPoller
     /// Held while calling libcurl (see the type's documentation).
     private let driveLock = Lock()
-    /// Guards `commands`, `stopping`, `threadRunning` and `loopSleepsUntil`.
+    /// Guards `commands`, `stopping`, `threadRunning`, `loopSleepsUntil`, `loopThread` and the jobs.
     private let stateLock = Lock()
     private var commands: [Command] = []
+    /// Swift jobs for the loop thread (``enqueueJob(_:fallback:)``), run between I/O passes.
+    private var jobs = CurlLoopJobQueue()
+    /// The loop thread while one runs (``isLoopThread``).
+    private var loopThread: pthread_t?
     private var stopping = false
     /// Whether the loop thread runs. Only a `submit` that finds it not running starts one, and only
     /// the thread itself, finding nothing to do, sets it back.
@@ -159,6 +169,39 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// runs there with the socket, or with why it could not be had (the transfer ended first).
     func handOver(_ transfer: CurlTransfer, completion: @escaping @Sendable (Result<HandedOverConnection, URLError>) -> Void) {
         submit(.handOver(transfer, completion), driveHere: false)
+    }
+
+    /// Queues `job` to run on the loop thread after its current I/O pass, after the jobs queued
+    /// before it: starts the thread when none runs, and wakes it when it sleeps (a job queued by the
+    /// loop thread itself wakes nothing; it runs before the thread sleeps again). `false` once the
+    /// loop has stopped: the caller runs the job elsewhere. Jobs still queued when the loop stops
+    /// run on `fallback`, in order, before any job refused later. Callable from any thread.
+    func enqueueJob(_ job: CurlLoopJob, fallback: DispatchQueue) -> Bool {
+        enum Next { case refused, queued, wake, startThread }
+        let next: Next = stateLock.withLock {
+            guard jobs.append(job, fallback: fallback) else { return .refused }
+            if stopping { return .queued }
+            if !threadRunning {
+                threadRunning = true
+                return .startThread
+            }
+            guard loopSleepsUntil != 0 else { return .queued }
+            // One wake is enough: later submitters see an awake loop, which looks before it sleeps.
+            loopSleepsUntil = 0
+            return .wake
+        }
+        switch next {
+        case .refused: return false
+        case .queued: break
+        case .wake: poller.wake()
+        case .startThread: NamedThread.start("courier.curl") { [self] in run() }
+        }
+        return true
+    }
+
+    /// Whether the caller runs on the loop thread.
+    var isLoopThread: Bool {
+        stateLock.withLock { loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     func shutDown() {
@@ -311,6 +354,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     // MARK: The loop thread
 
     private func run() {
+        stateLock.withLock { loopThread = pthread_self() }
         var ready: [CurlEventPoller.Event] = []
         /// Since when (monotonic nanoseconds) no transfer has run; 0 while one does.
         var idleSince: UInt64 = 0
@@ -342,8 +386,10 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 return stateLock.withLock {
                     // Commands submitted while the loop was awake did not wake it: look before sleeping.
                     guard commands.isEmpty, !stopping else { return .sleep(0) }
+                    guard jobs.isEmpty else { return .runJobs }
                     if active.isEmpty, clients.isEmpty, idleSince != 0, Int((now &- idleSince) / 1_000_000) >= Self.idleLinger {
                         threadRunning = false
+                        loopThread = nil
                         return .end
                     }
                     loopSleepsUntil = now &+ UInt64(sleep) * 1_000_000
@@ -360,19 +406,36 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
                 // (``CurlFTPDoPhaseNudge`` describes one such stall) waits a second, not its timeout.
                 safetyPassDue = ready.isEmpty && milliseconds >= Self.longestSleepMilliseconds
                     && monotonicNanoseconds() &- sleptFrom >= UInt64(milliseconds) * 1_000_000
+            case .runJobs:
+                // With more jobs waiting, look at the sockets (without sleeping) before the next batch.
+                ready = runJobs() ? poller.wait(milliseconds: 0) : []
+                safetyPassDue = false
+                idleSince = 0 // the thread lingers `idleLinger` after the last job too
             case .end:
                 return
             case .stop:
                 cleanUp()
+                stateLock.withLock { loopThread = nil }
                 return
             }
         }
+    }
+
+    /// Runs queued jobs in order, at most ``jobBatch``, holding no lock; `true` when more wait.
+    private func runJobs() -> Bool {
+        for _ in 0..<Self.jobBatch {
+            guard let job = stateLock.withLock({ jobs.popFirst() }) else { return false }
+            job.run()
+        }
+        return stateLock.withLock { !jobs.isEmpty }
     }
 
     /// What the loop thread does after a pass.
     private enum LoopStep {
         /// Sleeps in epoll for this many milliseconds (0: looks again at once).
         case sleep(Int32)
+        /// Runs a batch of Swift jobs (``enqueueJob(_:fallback:)``), then passes again.
+        case runJobs
         /// Ends: nothing ran for ``idleLinger``; the next `submit` starts a new thread.
         case end
         /// Ends after cleaning up: the session shut the loop down.
@@ -398,6 +461,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             httpHandles.close()
             let leftover: [Command] = stateLock.withLock {
                 defer { commands.removeAll() }
+                jobs.close()
                 return commands
             }
             abandon(leftover)
@@ -411,30 +475,6 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     }
 
     // MARK: libcurl (drive lock held)
-
-    /// Runs `curl_multi_socket_action` for timers while libcurl says one is due now (bounded, so
-    /// that a transfer that keeps asking to run now cannot hold the lock forever).
-    private func runDueTimers() {
-        var running: Int32 = 0
-        for _ in 0..<8 {
-            guard nextTimeoutMilliseconds() == 0 else { return }
-            _ = curl_multi_socket_action(multi, courier_socket_timeout, 0, &running)
-        }
-    }
-
-    /// Runs every transfer once (``nudge()``); a burst of nudges is one pass.
-    private func runAll() {
-        guard !active.isEmpty else { return }
-        var running: Int32 = 0
-        _ = courier_multi_socket_all(multi, &running)
-    }
-
-    /// Milliseconds until libcurl's next timer (0: due now), or `nil` when it has none.
-    private func nextTimeoutMilliseconds() -> Int? {
-        var milliseconds = -1
-        guard curl_multi_timeout(multi, &milliseconds) == CURLM_OK, milliseconds >= 0 else { return nil }
-        return milliseconds
-    }
 
     /// libcurl's socket callback: what to watch on `socket`.
     fileprivate func watch(_ socket: Int32, what: Int32) {
