@@ -59,8 +59,8 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
     /// ``startLoading()`` with `badURL` saying so (as FoundationNetworking's "HTTP URL must have a
     /// host"), rather than with `unsupportedURL` for want of a handler.
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        guard let url = request.url else { return false }
+        return HTTPSchemeCheck.isHTTP(url) || HTTPSchemeCheck.isHTTPS(url)
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -113,7 +113,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
             accepted?.apply(to: transfer)
             if let files { HTTPClientCertificate.apply(files, to: transfer) }
             let authorizes = HTTPCacheCredentials.requestAuthorizes(outgoing) || authentication.sendsServerCredential || files != nil
-            let watchCertificateRequest = url.scheme?.lowercased() == "https" && files == nil && !declined
+            let watchCertificateRequest = files == nil && !declined && HTTPSchemeCheck.isHTTPS(url)
             let certificateRequest = watchCertificateRequest ? TLSClientCertificateRequest() : nil
             certificateRequest?.install(on: transfer)
             lock.withLock {
