@@ -152,6 +152,10 @@ internal struct HTTPHeaderFields: Sendable {
     private func position(ofName name: String) -> Int? {
         if index != nil { return position(ofKey: Self.key(for: name)) }
         let found: Int?? = name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            // A well-known name's key is a string the parser stored too: compared by identity first.
+            if let known = HTTPWellKnownFieldNames.shared.entry(forName: UnsafeRawBufferPointer(bytes)) {
+                return position(ofKey: known.key)
+            }
             for byte in bytes where byte >= 0x80 { return position(ofKey: Self.key(for: name)) }
             for (position, key) in keys.enumerated() where Self.key(key, equalsFolded: bytes) {
                 return position

@@ -2,8 +2,8 @@
 /// without making a string or hashing one.
 ///
 /// The response head parser looks every field name up here (``CurlResponseHeadParser``), so the
-/// table is an open-addressing array indexed by a cheap hash of the case-folded bytes: a hit costs
-/// one pass over the name and one byte comparison, and hands back both strings, made once (the
+/// table is an open-addressing array indexed by a cheap hash of the length and a few case-folded
+/// bytes: a hit costs a byte comparison or two, and hands back both strings, made once (the
 /// index key of ``HTTPHeaderFields/key(for:)`` and the usual spelling). A class, so that reaching
 /// the shared table costs one reference count, not one per array.
 final class HTTPWellKnownFieldNames: Sendable {
@@ -55,7 +55,8 @@ final class HTTPWellKnownFieldNames: Sendable {
             keyStarts.append(keyBytes.count)
             keyLengths.append(key.utf8.count)
             keyBytes.append(contentsOf: key.utf8)
-            var slot = Self.hash(Array(key.utf8)) & (Self.slotCount - 1)
+            let keyArray = Array(key.utf8)
+            var slot = keyArray.withUnsafeBytes { Self.hash($0) } & (Self.slotCount - 1)
             while slots[slot] != 0 { slot = (slot + 1) & (Self.slotCount - 1) }
             slots[slot] = UInt8(entries.count)
         }
@@ -87,14 +88,15 @@ final class HTTPWellKnownFieldNames: Sendable {
         return key.withUTF8 { entry(forName: UnsafeRawBufferPointer($0)) }
     }
 
-    /// FNV-1a over the ASCII-lowercased bytes.
+    /// A hash of the length and the first, middle and last bytes, ASCII-lowercased: enough to tell
+    /// the names apart in a few probes, without a pass over every byte.
     @inline(__always)
-    private static func hash<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int {
-        var hash: UInt32 = 2_166_136_261
-        for byte in bytes {
-            hash = (hash ^ UInt32((byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte)) &* 16_777_619
-        }
-        return Int(hash ^ (hash >> 16))
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let count = bytes.count
+        guard count > 0 else { return 0 }
+        @inline(__always) func folded(_ byte: UInt8) -> Int { Int((byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte) }
+        let mixed = count &* 0x9E37 ^ folded(bytes[0]) &* 0x1F ^ folded(bytes[count / 2]) &* 0x3B5 ^ folded(bytes[count - 1]) &* 0x7C1
+        return mixed ^ (mixed >> 8)
     }
 
     /// Whether the stored key bytes from `start` (lowercase) are `bytes` with their ASCII case folded.

@@ -83,7 +83,8 @@ struct CurlResponseHeadParser {
             pending?.value.append(Self.trimmedString(bytes, from: 0, to: end))
             return .needMore
         }
-        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
+        guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ":")), end) else { return .needMore }
+        let colon = UnsafeRawPointer(found) - base
         let (lower, upper) = Self.trimmed(bytes, from: 0, to: colon)
         guard lower < upper else { return .needMore }
         addPendingField()

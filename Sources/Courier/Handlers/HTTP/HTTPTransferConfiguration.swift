@@ -32,7 +32,9 @@ enum HTTPTransferConfiguration {
     private static func addressAndOrigin(of url: URL) -> (address: String, isURLString: Bool)? {
         if url.baseURL == nil {
             let string = url.absoluteString
-            if !string.utf8.contains(UInt8(ascii: "#")) { return (string, true) }
+            let hasFragment = string.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "#")) }
+                ?? string.utf8.contains(UInt8(ascii: "#"))
+            if !hasFragment { return (string, true) }
         }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.fragment = nil

@@ -32,7 +32,8 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
     let lock = Lock()
     /// The attempts of this load and where the load is.
     let load = CurlLoad(headerMode: .http, pooled: true)
-    private var bodyRoute = BodyRoute.client
+    /// Read and written under ``lock`` only (a check per access by the runtime adds nothing).
+    @exclusivity(unchecked) private var bodyRoute = BodyRoute.client
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
     /// The server the delegate accepted after a server-trust challenge, if any.
