@@ -30,6 +30,8 @@ struct HandlerEnvironment: @unchecked Sendable {
     var sshStrictHostKeyChecking = SSHStrictHostKeyChecking.yes
     /// Where the SSH agent socket and the default identity files are.
     var sshUserEnvironment = SSHUserEnvironment.process
+    /// Which proxy variables libcurl would read are set, read when the environment is made.
+    var proxyEnvironment = HTTPProxyEnvironment.process
     /// How large a response body may grow (`maximumResponseBodySize`).
     var responseBodyLimit = ResponseBodyLimit()
     /// The caps on one directory listing (``DirectoryListingLimits``).

@@ -18,6 +18,9 @@ struct SchemeRow: @unchecked Sendable {
     /// schemes too (see ``SchemeTable/refusal(ofAnswer:toProposed:)``). Empty: the handler never
     /// redirects, and a redirect to the scheme may be answered with any request.
     let redirectSchemes: Set<BuiltInScheme>
+    /// Where the row's handler may redirect, as the task checks it; `nil` when it does not redirect.
+    /// Made once with the row: every load the row serves carries it.
+    let redirectConfinement: RedirectConfinement?
 
     /// A row for `scheme`, served by `handler` with `capabilities`, whose redirects may lead to
     /// `redirectSchemes` (none: it does not redirect).
@@ -27,12 +30,8 @@ struct SchemeRow: @unchecked Sendable {
         self.handler = handler
         self.capabilities = capabilities
         self.redirectSchemes = redirectSchemes
-    }
-
-    /// Where the row's handler may redirect, as the task checks it; `nil` when it does not redirect.
-    var redirectConfinement: RedirectConfinement? {
-        guard !redirectSchemes.isEmpty else { return nil }
-        return RedirectConfinement(permittedSchemes: Set(redirectSchemes.map(\.rawValue)),
-                                   reporter: "The \(scheme.rawValue) handler")
+        redirectConfinement = redirectSchemes.isEmpty ? nil
+            : RedirectConfinement(permittedSchemes: Set(redirectSchemes.map(\.rawValue)),
+                                  reporter: "The \(scheme.rawValue) handler")
     }
 }

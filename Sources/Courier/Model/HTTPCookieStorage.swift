@@ -340,6 +340,13 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable {
             .map(\.cookie)
     }
 
+    /// Whether this storage is exactly an `HTTPCookieStorage` (no subclass that may answer
+    /// ``cookies(for:)`` itself) and holds no cookie: then no URL has cookies to send, and a
+    /// handler need not ask (nor work out the URL's host) for every request.
+    var certainlySendsNoCookies: Bool {
+        type(of: self) == HTTPCookieStorage.self && withState { $0.entries.isEmpty }
+    }
+
     /// Stores the cookies a response from `url` set, as the accept policy allows.
     ///
     /// With `.never` nothing is stored. With `.onlyFromMainDocumentDomain` the cookies are only

@@ -152,16 +152,37 @@ internal struct HTTPHeaderFields: Sendable {
     private func position(ofName name: String) -> Int? {
         if index != nil { return position(ofKey: Self.key(for: name)) }
         let found: Int?? = name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
-            let length = bytes.count
-            for byte in bytes where byte >= 0x80 { return position(ofKey: Self.key(for: name)) }
-            return keys.firstIndex { key in
-                key.utf8.count == length && key.utf8.elementsEqual(bytes.lazy.map { byte in
-                    (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
-                })
+            // A well-known name's key is a string the parser stored too: compared by identity first.
+            if let known = HTTPWellKnownFieldNames.shared.entry(forName: UnsafeRawBufferPointer(bytes)) {
+                return position(ofKey: known.key)
             }
+            for byte in bytes where byte >= 0x80 { return position(ofKey: Self.key(for: name)) }
+            for (position, key) in keys.enumerated() where Self.key(key, equalsFolded: bytes) {
+                return position
+            }
+            return nil
         }
         if let found { return found }
         return position(ofKey: Self.key(for: name))
+    }
+
+    /// Whether `key` (a stored key: lowercased) is `name`'s ASCII bytes with their case folded.
+    /// Lengths are compared first, then the bytes of the two contiguous buffers, so that a look-up
+    /// costs a few instructions per stored key instead of an iterator per byte.
+    @inline(__always)
+    private static func key(_ key: String, equalsFolded name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = name.count
+        guard key.utf8.count == length else { return false }
+        let equal: Bool? = key.utf8.withContiguousStorageIfAvailable { stored in
+            for offset in 0..<length {
+                let byte = name[offset]
+                let folded = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                if stored[offset] != folded { return false }
+            }
+            return true
+        }
+        if let equal { return equal }
+        return key.utf8.elementsEqual(name.lazy.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 })
     }
 
     private mutating func append(_ field: Field, key: String) {

@@ -242,13 +242,13 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
 
     /// The usual capitalisation of a well-known header name, or `name` unchanged.
     internal static func canonicalName(_ name: String) -> String {
-        canonicalNames[HTTPHeaderFields.key(for: name)] ?? name
+        HTTPWellKnownFieldNames.shared.entry(forKey: HTTPHeaderFields.key(for: name))?.canonical ?? name
     }
 
     /// The usual capitalisation of the well-known header name whose index key
     /// (``HTTPHeaderFields/key(for:)``) is `key`, or `nil` for other names.
     internal static func canonicalName(forKey key: String) -> String? {
-        canonicalNames[key]
+        HTTPWellKnownFieldNames.shared.entry(forKey: key)?.canonical
     }
 
     /// Decodes the object stored under `key`, or `nil` when the archive has no such key (keyed
@@ -263,28 +263,6 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
         return object as? String
     }
 
-    /// Well-known header names by their lowercased form.
-    private static let canonicalNames: [String: String] = {
-        let names = [
-            "Accept", "Accept-Charset", "Accept-Encoding", "Accept-Language", "Accept-Patch", "Accept-Ranges",
-            "Access-Control-Allow-Credentials", "Access-Control-Allow-Headers", "Access-Control-Allow-Methods",
-            "Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Access-Control-Max-Age",
-            "Age", "Allow", "Alt-Svc", "Authorization", "Cache-Control", "Connection", "Content-Disposition",
-            "Content-Encoding", "Content-Language", "Content-Length", "Content-Location", "Content-Range",
-            "Content-Security-Policy", "Content-Type", "Cookie", "Date", "ETag", "Expect", "Expires", "Forwarded",
-            "From", "Host", "If-Match", "If-Modified-Since", "If-None-Match", "If-Range", "If-Unmodified-Since",
-            "Keep-Alive", "Last-Modified", "Link", "Location", "Max-Forwards", "Origin", "Pragma",
-            "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection", "Range", "Referer", "Refresh",
-            "Retry-After", "Server", "Set-Cookie", "Strict-Transport-Security", "TE", "Trailer",
-            "Transfer-Encoding", "Upgrade", "User-Agent", "Vary", "Via", "Warning", "WWW-Authenticate",
-            "X-Content-Type-Options", "X-Frame-Options", "X-Powered-By", "X-XSS-Protection",
-        ]
-        var table: [String: String] = [:]
-        for name in names {
-            table[name.lowercased()] = name
-        }
-        return table
-    }()
 
     /// Lowercase reason phrases. Codes Apple's loading system names use Apple's wording (such as
     /// "no error" for 200); newer codes use the lowercased IANA registry phrase.

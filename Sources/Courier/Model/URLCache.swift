@@ -106,8 +106,12 @@ open class URLCache: NSObject, @unchecked Sendable {
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard method == "GET", let url = request.url else { return nil }
         let absolute = url.absoluteString
-        // Searched on the UTF-8 view: "#" is ASCII, so its index is a valid character boundary.
-        if let hash = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) {
+        // Searched on the UTF-8 bytes (a tight loop over the contiguous storage, not the view's
+        // iterator): "#" is ASCII, so its offset is a valid character boundary.
+        let offset = absolute.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "#")) }
+            ?? absolute.utf8.firstIndex(of: UInt8(ascii: "#")).map { absolute.utf8.distance(from: absolute.utf8.startIndex, to: $0) }
+        if let offset {
+            let hash = absolute.utf8.index(absolute.utf8.startIndex, offsetBy: offset)
             return String(absolute[absolute.startIndex..<hash])
         }
         return absolute

@@ -33,7 +33,8 @@ typealias CurlLoadOwner = URLProtocol & CurlTransferDelegate
 final class CurlLoad: @unchecked Sendable {
     /// Guards ``state`` and ``uploadProgress``.
     private let lock = Lock()
-    private var state = State.idle
+    /// Touched under ``lock`` only, so the runtime's exclusivity check per access adds nothing.
+    @exclusivity(unchecked) private var state = State.idle
     /// Upload bytes the client heard of in the current attempt.
     private var uploadProgress = CurlUploadProgress()
     /// The pause of the running attempt's body (a sub-state of `running`), reset by each start.

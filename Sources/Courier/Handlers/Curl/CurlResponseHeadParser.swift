@@ -13,7 +13,8 @@ import Foundation
 /// values are trimmed before they become strings, the status line is parsed without splitting a
 /// string, and each name is lowercased once for the field index and given its usual
 /// capitalisation (``HTTPURLResponse/canonicalName(_:)``) here, so that the response can take the
-/// fields as they are.
+/// fields as they are. A well-known name takes both strings, made once, from
+/// ``HTTPWellKnownFieldNames`` without making or hashing a string.
 struct CurlResponseHeadParser {
     private var statusLine: String?
     private var fields = HTTPHeaderFields()
@@ -82,15 +83,17 @@ struct CurlResponseHeadParser {
             pending?.value.append(Self.trimmedString(bytes, from: 0, to: end))
             return .needMore
         }
-        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
+        guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ":")), end) else { return .needMore }
+        let colon = UnsafeRawPointer(found) - base
         let (lower, upper) = Self.trimmed(bytes, from: 0, to: colon)
         guard lower < upper else { return .needMore }
         addPendingField()
         let value = Self.trimmedString(bytes, from: colon + 1, to: end)
         let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])
-        if let key = HTTPHeaderFields.key(forASCII: nameBytes) {
-            let name = HTTPURLResponse.canonicalName(forKey: key) ?? String(decoding: nameBytes, as: UTF8.self)
-            pending = PendingField(name: name, key: key, value: value)
+        if let known = HTTPWellKnownFieldNames.shared.entry(forName: nameBytes) {
+            pending = PendingField(name: known.canonical, key: known.key, value: value)
+        } else if let key = HTTPHeaderFields.key(forASCII: nameBytes) {
+            pending = PendingField(name: String(decoding: nameBytes, as: UTF8.self), key: key, value: value)
         } else {
             pending = PendingField(name: HTTPURLResponse.canonicalName(String(decoding: nameBytes, as: UTF8.self)),
                                    key: nil, value: value)

@@ -17,7 +17,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// it from whichever thread ends the transfer, while the loop thread's callbacks read it).
     private weak var delegate: (any CurlTransferDelegate)?
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var headParser = CurlResponseHeadParser()
+    /// A shared header list the transfer sends instead of a list of its own, kept alive while
+    /// libcurl may read it.
+    private var sharedHeaders: CurlSharedHeaderList?
+    /// Touched only by libcurl's header callback for this handle, which runs one call at a time on
+    /// the thread driving the multi handle: no dynamic exclusivity check per header line.
+    @exclusivity(unchecked) private var headParser = CurlResponseHeadParser()
     private var body: CurlRequestBody?
     private var finished = false
     /// The handler stopped: the next callback aborts the transfer (see ``abandon()``).
@@ -33,7 +38,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the connection's TLS parameters were looked for. An HTTP transfer looks once, at
     /// the first header line (the handshake is over by then; a plain connection has none); an FTP
     /// transfer at every reply until found, as explicit FTPS starts TLS after the greeting.
-    private var tlsLookedUp = false
+    @exclusivity(unchecked) private var tlsLookedUp = false
     /// The address given as `CURLOPT_URL`, and the URL to report while libcurl's effective URL is
     /// still that address (see ``effectiveURL``).
     private var requestedAddress: (address: String, url: URL)?
@@ -129,11 +134,19 @@ final class CurlTransfer: @unchecked Sendable {
     func setHeaders(_ lines: [String]) {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {
-            guard let appended = curl_slist_append(list, line) else { continue }
+            // withCString hands over the string's own bytes; passing the String itself would make a
+            // temporary C array per line.
+            guard let appended = line.withCString({ curl_slist_append(list, $0) }) else { continue }
             list = appended
         }
         headerList = list
         _ = courier_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeRawPointer(list))
+    }
+
+    /// The request header lines of a list made once for many transfers (``CurlSharedHeaderList``).
+    func setHeaders(_ shared: CurlSharedHeaderList) {
+        sharedHeaders = shared
+        _ = courier_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeRawPointer(shared.list))
     }
 
     /// Streams the request body from `body` through libcurl's read callback, with progress

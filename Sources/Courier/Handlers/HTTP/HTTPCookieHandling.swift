@@ -6,7 +6,7 @@ enum HTTPCookieHandling {
     /// The `Cookie` header value for `request` from the store, or `nil`.
     static func cookieHeader(for request: URLRequest, environment: HandlerEnvironment) -> String? {
         guard environment.shouldSetCookies, request.httpShouldHandleCookies,
-              let storage = environment.cookieStorage, let url = request.url,
+              let storage = environment.cookieStorage, !storage.certainlySendsNoCookies, let url = request.url,
               let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
         return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
     }

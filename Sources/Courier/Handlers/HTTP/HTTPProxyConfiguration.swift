@@ -62,8 +62,22 @@ enum HTTPProxyConfiguration {
         return proxy(for: url, in: dictionary)?.curlValue ?? ""
     }
 
+    /// Sets `transfer`'s proxy for `url` from `dictionary`, leaving libcurl to the environment without one.
     static func apply(_ dictionary: [AnyHashable: Any]?, for url: URL, to transfer: CurlTransfer) {
         guard let value = curlProxy(for: url, dictionary: dictionary) else { return }
         transfer.set(CURLOPT_PROXY, value)
+    }
+
+    /// Sets `transfer`'s proxy for `url` from `dictionary`. Where `environment` shows that libcurl
+    /// would find no proxy variable (or no exclusion list) in the environment, says so, so that
+    /// libcurl does not read the environment for every transfer (``HTTPProxyEnvironment``).
+    static func apply(_ dictionary: [AnyHashable: Any]?, for url: URL, environment: HTTPProxyEnvironment,
+                      to transfer: CurlTransfer) {
+        if !environment.namesExclusions { transfer.set(CURLOPT_NOPROXY, "") }
+        if let value = curlProxy(for: url, dictionary: dictionary) {
+            transfer.set(CURLOPT_PROXY, value)
+        } else if !environment.namesProxy {
+            transfer.set(CURLOPT_PROXY, "")
+        }
     }
 }

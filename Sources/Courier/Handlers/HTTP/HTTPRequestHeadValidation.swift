@@ -35,17 +35,25 @@ enum HTTPRequestHeadValidation {
         }
     }
 
+    /// Whether `text` holds CR, LF or NUL (on its contiguous UTF-8, one byte compare each).
     private static func breaksLine(_ text: String) -> Bool {
-        text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+        var text = text
+        return text.withUTF8 { bytes in bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }
     }
 
-    /// RFC 9110 `tchar`s apart from letters and digits.
-    private static let tokenSymbols: Set<UInt8> = Set("!#$%&'*+-.^_`|~".utf8)
-
+    /// Whether `text` is an RFC 9110 token: letters, digits and `!#$%&'*+-.^_`|~`.
     private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || tokenSymbols.contains(byte)
+        var text = text
+        return text.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.allSatisfy { byte in
+                switch byte {
+                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+                case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                     UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                     UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+                default: false
+                }
+            }
         }
     }
 

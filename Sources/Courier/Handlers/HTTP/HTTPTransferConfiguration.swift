@@ -10,6 +10,21 @@ enum HTTPTransferConfiguration {
         return "\(process) Courier/1.0 \(CurlGlobal.version.split(separator: " ").first ?? "libcurl")"
     }()
 
+    /// The `User-Agent` line sent when the request sets none, made once.
+    static let defaultUserAgentLine = "User-Agent: \(defaultUserAgent)"
+
+    /// The lines Courier adds to a request that sets no field of its own, sends no cookie and
+    /// resumes nothing: most requests.
+    static let defaultLines = [defaultUserAgentLine, "Accept: */*", "Expect:"]
+
+    /// ``defaultLines`` as one libcurl list, made (and checked) once and shared by the transfers that
+    /// send exactly those lines; `nil` if the process name made the `User-Agent` line unsendable.
+    static let defaultHeaderList: CurlSharedHeaderList? = {
+        let url = URL(fileURLWithPath: "/")
+        guard (try? HTTPRequestHeadValidation.validate(addedLines: defaultLines[...], url: url)) != nil else { return nil }
+        return CurlSharedHeaderList(defaultLines)
+    }()
+
     /// The URL libcurl is given — absolute, without its fragment — and whether it is `url`'s own
     /// string (so that `url` can stand for it). A URL without a base URL and without a fragment is
     /// passed as it is (the usual case, which needs no parsing); any other goes through
@@ -17,7 +32,9 @@ enum HTTPTransferConfiguration {
     private static func addressAndOrigin(of url: URL) -> (address: String, isURLString: Bool)? {
         if url.baseURL == nil {
             let string = url.absoluteString
-            if !string.utf8.contains(UInt8(ascii: "#")) { return (string, true) }
+            let hasFragment = string.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "#")) }
+                ?? string.utf8.contains(UInt8(ascii: "#"))
+            if !hasFragment { return (string, true) }
         }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.fragment = nil
@@ -54,7 +71,7 @@ enum HTTPTransferConfiguration {
         transfer.set(CURLOPT_TCP_KEEPALIVE, 1)
         // Larger reads mean fewer callbacks and fewer deliveries per megabyte (curl's own choice).
         transfer.set(CURLOPT_BUFFERSIZE, 100 * 1024)
-        if url.scheme?.lowercased() == "https" {
+        if HTTPSchemeCheck.isHTTPS(url) {
             transfer.set(CURLOPT_SSLVERSION, TLSVersionOption.value(for: environment.tlsVersions))
             // Requests started together wait for the first connection's ALPN answer and share it
             // when it is HTTP/2, instead of each opening a connection of its own.
@@ -79,7 +96,8 @@ enum HTTPTransferConfiguration {
         }
         var lines = fields.sorted { $0.key < $1.key }.map { $0.value.isEmpty ? "\($0.key);" : "\($0.key): \($0.value)" }
         let requestLineCount = lines.count
-        if !names.contains("user-agent") { lines.append("User-Agent: \(defaultUserAgent)") }
+        lines.reserveCapacity(requestLineCount + 6)
+        if !names.contains("user-agent") { lines.append(defaultUserAgentLine) }
         if !names.contains("accept") { lines.append("Accept: */*") }
         if !names.contains("expect") { lines.append("Expect:") }
         if let resume = ResumeRequest.parameters(of: request), !names.contains("range") {
@@ -89,7 +107,11 @@ enum HTTPTransferConfiguration {
         if !names.contains("cookie"), let cookie {
             lines.append("Cookie: \(cookie)")
         }
-        try HTTPRequestHeadValidation.validate(addedLines: lines[requestLineCount...], url: url)
+        // The shared default lines were checked when their list was made.
+        let sendsDefaultLines = lines == defaultLines && defaultHeaderList != nil
+        if !sendsDefaultLines {
+            try HTTPRequestHeadValidation.validate(addedLines: lines[requestLineCount...], url: url)
+        }
 
         let body = CurlRequestBody.make(for: request)
         switch (method, body) {
@@ -107,8 +129,12 @@ enum HTTPTransferConfiguration {
             transfer.set(CURLOPT_CUSTOMREQUEST, method)
             if method == "POST" || method == "PUT" || method == "PATCH" { lines.append("Content-Length: 0") }
         }
-        transfer.setHeaders(lines)
-        HTTPProxyConfiguration.apply(environment.proxyDictionary, for: url, to: transfer)
+        if sendsDefaultLines, lines.count == defaultLines.count, let shared = defaultHeaderList {
+            transfer.setHeaders(shared)
+        } else {
+            transfer.setHeaders(lines)
+        }
+        HTTPProxyConfiguration.apply(environment.proxyDictionary, for: url, environment: environment.proxyEnvironment, to: transfer)
         // The proxy's answer to CONNECT is not the server's response: keep it from the header parser.
         transfer.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         return cookie

@@ -32,7 +32,8 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
     let lock = Lock()
     /// The attempts of this load and where the load is.
     let load = CurlLoad(headerMode: .http, pooled: true)
-    private var bodyRoute = BodyRoute.client
+    /// Read and written under ``lock`` only (a check per access by the runtime adds nothing).
+    @exclusivity(unchecked) private var bodyRoute = BodyRoute.client
     /// The credential the current attempt sends, and what the authentication exchange remembers.
     var authentication = HTTPAuthentication()
     /// The server the delegate accepted after a server-trust challenge, if any.
@@ -59,8 +60,8 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
     /// ``startLoading()`` with `badURL` saying so (as FoundationNetworking's "HTTP URL must have a
     /// host"), rather than with `unsupportedURL` for want of a handler.
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        guard let url = request.url else { return false }
+        return HTTPSchemeCheck.isHTTP(url) || HTTPSchemeCheck.isHTTPS(url)
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -113,7 +114,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
             accepted?.apply(to: transfer)
             if let files { HTTPClientCertificate.apply(files, to: transfer) }
             let authorizes = HTTPCacheCredentials.requestAuthorizes(outgoing) || authentication.sendsServerCredential || files != nil
-            let watchCertificateRequest = url.scheme?.lowercased() == "https" && files == nil && !declined
+            let watchCertificateRequest = files == nil && !declined && HTTPSchemeCheck.isHTTPS(url)
             let certificateRequest = watchCertificateRequest ? TLSClientCertificateRequest() : nil
             certificateRequest?.install(on: transfer)
             lock.withLock {

@@ -12,7 +12,7 @@ enum HTTPUpgrade {
     /// Whether `request` may be answered with an upgrade that a stream task can take over: plain
     /// `http:` with an `Upgrade` header field.
     static func mayHandOver(_ request: URLRequest) -> Bool {
-        request.url?.scheme?.lowercased() == "http" && !(request.value(forHTTPHeaderField: "Upgrade") ?? "").isEmpty
+        !(request.value(forHTTPHeaderField: "Upgrade") ?? "").isEmpty && request.url.map(HTTPSchemeCheck.isHTTP) == true
     }
 
     /// Why `response` to `request` cannot become a stream task, or `nil` when it can.
