@@ -21,13 +21,30 @@ package enum AgentWireError: Error, Equatable, Sendable {
 /// length, then JSON), used by both ends.
 ///
 /// Sending is safe from any thread (one frame at a time, under the write lock); receiving is for
-/// one reader thread. ``close()`` may come from any thread and wakes a blocked reader.
+/// one reader thread. ``close()`` may come from any thread and wakes a blocked reader or writer.
+///
+/// The descriptor's number is closed only once no thread is in a system call on it
+/// (``DescriptorState``): `close()` shuts the connection down, and the last thread to leave its
+/// call closes the number. After `close()` no call touches the number again, so a reader between
+/// two `recv` calls never reads from a descriptor the process opened meanwhile under that number.
 package final class AgentSocket: @unchecked Sendable {
     // `@unchecked Sendable`: `descriptor` is immutable; `writeLock` serialises whole frames, and
-    // `closed` lives in a `Locked`.
+    // who uses the descriptor lives in a `Locked`.
     private let descriptor: Int32
     private let writeLock = Lock()
-    private let closed = Locked(false)
+    private let descriptorState = Locked(DescriptorState.open(users: 0))
+
+    /// Who may use the descriptor.
+    private enum DescriptorState {
+        /// Open; `users` threads are in a system call on it.
+        case open(users: Int)
+        /// ``close()`` shut the connection down while `users` (more than 0) threads were in a call
+        /// on it: the last to leave closes the descriptor.
+        case closing(users: Int)
+        /// The descriptor is closed (or about to be, by the thread that set this): its number may
+        /// name something else now, and no one uses it.
+        case closed
+    }
 
     /// Wraps a connected descriptor; the socket owns it from now on.
     package init(descriptor: Int32) {
@@ -84,7 +101,7 @@ package final class AgentSocket: @unchecked Sendable {
     package var peerUserID: uid_t? {
         var credentials = PeerCredentials()
         var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, PeerCredentials.option, &credentials, &length) == 0,
+        guard withDescriptor({ getsockopt($0, SOL_SOCKET, PeerCredentials.option, &credentials, &length) }) == 0,
               length == socklen_t(MemoryLayout<PeerCredentials>.size) else { return nil }
         return credentials.uid
     }
@@ -108,15 +125,18 @@ package final class AgentSocket: @unchecked Sendable {
     /// Sends bytes as they are (the tests use it to send malformed frames).
     package func sendRaw(_ bytes: Data) throws(AgentWireError) {
         let failure: AgentWireError? = writeLock.withLock {
-            if closed.withLock({ $0 }) { return .closed }
-            return bytes.withUnsafeBytes { raw -> AgentWireError? in
+            bytes.withUnsafeBytes { raw -> AgentWireError? in
                 var offset = 0
                 while offset < raw.count {
                     guard let base = raw.baseAddress else { return nil }
-                    let sent = Glibc.send(descriptor, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    guard let sent = withDescriptor({ Glibc.send($0, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }) else {
+                        return .closed
+                    }
                     if sent < 0 {
-                        if errno == EINTR { continue }
-                        return errno == EPIPE || errno == ECONNRESET ? .closed : .system("send: \(String(cString: strerror(errno)))")
+                        let code = errno
+                        if code == EINTR { continue }
+                        return code == EPIPE || code == ECONNRESET || isClosed ? .closed
+                            : .system("send: \(String(cString: strerror(code)))")
                     }
                     offset += sent
                 }
@@ -145,27 +165,71 @@ package final class AgentSocket: @unchecked Sendable {
         var offset = 0
         let count = buffer.count
         while offset < count {
-            let received = buffer.withUnsafeMutableBytes { raw in
-                recv(descriptor, raw.baseAddress! + offset, count - offset, 0)
+            let read = buffer.withUnsafeMutableBytes { raw in
+                withDescriptor { recv($0, raw.baseAddress! + offset, count - offset, 0) }
             }
-            if received == 0 { throw .closed }
+            guard let received = read, received != 0 else { throw .closed }
             if received < 0 {
-                if errno == EINTR { continue }
-                throw closed.withLock({ $0 }) ? .closed : .system("recv: \(String(cString: strerror(errno)))")
+                let code = errno
+                if code == EINTR { continue }
+                throw isClosed ? .closed : .system("recv: \(String(cString: strerror(code)))")
             }
             offset += received
         }
     }
 
-    /// Shuts the connection down (waking a blocked reader) and closes the descriptor once.
+    /// Shuts the connection down, which wakes a thread blocked in `recv` or `send` on it, and
+    /// closes the descriptor: here when no thread is in a call on it, otherwise by the last one to
+    /// leave its call. Once only; later calls do nothing.
     package func close() {
-        let first = closed.withLock { wasClosed in
-            defer { wasClosed = true }
-            return !wasClosed
+        let closeHere = descriptorState.withLock { state -> Bool in
+            guard case .open(let users) = state else { return false }
+            // Under the lock: the number is still this socket's (no one can close it meanwhile).
+            shutdown(descriptor, Int32(SHUT_RDWR))
+            state = users == 0 ? .closed : .closing(users: users)
+            return users == 0
         }
-        guard first else { return }
-        shutdown(descriptor, Int32(SHUT_RDWR))
-        writeLock.withLock { _ = Glibc.close(descriptor) }
+        if closeHere { _ = Glibc.close(descriptor) }
+    }
+
+    /// Whether ``close()`` was called.
+    private var isClosed: Bool {
+        descriptorState.withLock { state in
+            if case .open = state { return false }
+            return true
+        }
+    }
+
+    /// Runs `call` with the descriptor, counted as one of its users so that it is not closed under
+    /// the call; `nil` (without calling) once ``close()`` was called.
+    private func withDescriptor<Result>(_ call: (Int32) -> Result) -> Result? {
+        let entered = descriptorState.withLock { state -> Bool in
+            guard case .open(let users) = state else { return false }
+            state = .open(users: users + 1)
+            return true
+        }
+        guard entered else { return nil }
+        let result = call(descriptor)
+        // Keep the call's errno for the caller across the lock and a possible close.
+        let savedErrno = errno
+        let closeHere = descriptorState.withLock { state -> Bool in
+            switch state {
+            case .open(let users):
+                state = .open(users: users - 1)
+                return false
+            case .closing(let users) where users == 1:
+                state = .closed
+                return true
+            case .closing(let users):
+                state = .closing(users: users - 1)
+                return false
+            case .closed:
+                return false
+            }
+        }
+        if closeHere { _ = Glibc.close(descriptor) }
+        errno = savedErrno
+        return result
     }
 }
 

@@ -5,12 +5,12 @@ import Foundation
 /// came on) in the order they arrive.
 ///
 /// A reader thread (`courier.agent`) reads the socket. When the connection ends, every waiting
-/// request fails and ``onClose`` is called once.
+/// request fails and ``onClose`` is called once, with the client.
 final class BackgroundAgentClient: @unchecked Sendable {
     // `@unchecked Sendable`: `socket` and the callbacks are immutable; the rest is in `state`.
     private let socket: AgentSocket
     private let onEvent: @Sendable (AgentEvent, BackgroundAgentClient) -> Void
-    private let onClose: @Sendable () -> Void
+    private let onClose: @Sendable (BackgroundAgentClient) -> Void
     private let state = Locked(State())
 
     /// The longest a request waits for its reply.
@@ -30,7 +30,7 @@ final class BackgroundAgentClient: @unchecked Sendable {
     }
 
     private init(socket: AgentSocket, onEvent: @escaping @Sendable (AgentEvent, BackgroundAgentClient) -> Void,
-                 onClose: @escaping @Sendable () -> Void) {
+                 onClose: @escaping @Sendable (BackgroundAgentClient) -> Void) {
         self.socket = socket
         self.onEvent = onEvent
         self.onClose = onClose
@@ -40,7 +40,7 @@ final class BackgroundAgentClient: @unchecked Sendable {
     /// starts reading.
     static func connect(directories: BackgroundDirectories, executable: String?, launchEnvironment: [String: String],
                         url: URL?, onEvent: @escaping @Sendable (AgentEvent, BackgroundAgentClient) -> Void,
-                        onClose: @escaping @Sendable () -> Void) throws(URLError) -> BackgroundAgentClient {
+                        onClose: @escaping @Sendable (BackgroundAgentClient) -> Void) throws(URLError) -> BackgroundAgentClient {
         let socket: AgentSocket
         if let connected = try? AgentSocket.connect(path: directories.socketPath) {
             socket = connected
@@ -144,6 +144,6 @@ final class BackgroundAgentClient: @unchecked Sendable {
             return Array(state.waiting.values)
         }
         for slot in slots { slot.ready.signal() }
-        onClose()
+        onClose(self)
     }
 }

@@ -22,8 +22,10 @@ final class BackgroundSessionLink: Sendable {
     struct LinkState {
         /// The session, once it has finished its initializer; it owns the link.
         weak var session: URLSession?
+        /// The connection to the agent: none, one being made, made, or never again.
+        var connection = BackgroundConnectionState.disconnected
         /// The current connection.
-        var client: BackgroundAgentClient?
+        var client: BackgroundAgentClient? { connection.client }
         /// Why the last connection attempt failed.
         var connectError: URLError?
         /// Events and local completions waiting for the delegate queue, in order.
@@ -37,8 +39,6 @@ final class BackgroundSessionLink: Sendable {
         /// The highest stored event sequence delivered (its delegate calls returned): one that comes
         /// again was acknowledged on a connection that died first, and is acknowledged again.
         var lastDelivered: Int64 = 0
-        /// Set once the session is invalidated: no more reconnections.
-        var closed = false
         /// Reconnection attempts since the connection was lost.
         var reconnectAttempts = 0
     }
@@ -58,19 +58,61 @@ final class BackgroundSessionLink: Sendable {
         _ = try? connectIfNeeded()
     }
 
-    /// The current connection, connecting first when there is none.
+    /// The current connection, connecting first when there is none. One attempt at a time: a
+    /// caller that comes while another thread connects waits for that attempt and shares its
+    /// outcome. Once the link is closed (the session invalidated) it never connects again.
     @discardableResult
     func connectIfNeeded(url: URL? = nil) throws(URLError) -> BackgroundAgentClient {
-        if let client = state.withLock({ $0.client }) { return client }
+        enum Step {
+            case use(BackgroundAgentClient)
+            case join(BackgroundConnectionAttempt)
+            case connect(BackgroundConnectionAttempt)
+            case refuse
+        }
+        let step: Step = state.withLock { link in
+            switch link.connection {
+            case .connected(let client):
+                return .use(client)
+            case .connecting(let attempt):
+                return .join(attempt)
+            case .closed:
+                return .refuse
+            case .disconnected:
+                let attempt = BackgroundConnectionAttempt()
+                link.connection = .connecting(attempt)
+                return .connect(attempt)
+            }
+        }
+        switch step {
+        case .use(let client):
+            return client
+        case .join(let attempt):
+            return try attempt.wait(url: url)
+        case .refuse:
+            throw Self.invalidated(url)
+        case .connect(let attempt):
+            let result = connect(url: url)
+            attempt.finish(result)
+            switch result {
+            case .success(let client): return client
+            case .failure(let error): throw error
+            }
+        }
+    }
+
+    /// Connects, says `hello` and adopts the agent's tasks; the link's `connection` is
+    /// `connecting` (this attempt) meanwhile, and is `connected` or `disconnected` after (unless
+    /// the link was closed meanwhile: then the new connection is closed again).
+    private func connect(url: URL?) -> Result<BackgroundAgentClient, URLError> {
         let client: BackgroundAgentClient
         do {
             client = try BackgroundAgentClient.connect(
                 directories: directories, executable: executable, launchEnvironment: launchEnvironment, url: url,
                 onEvent: { [weak self] event, client in self?.received(.event(event), via: client) },
-                onClose: { [weak self] in self?.connectionLost() })
+                onClose: { [weak self] client in self?.connectionLost(client) })
         } catch {
-            state.withLock { $0.connectError = error }
-            throw error
+            attemptFailed(error)
+            return .failure(error)
         }
         state.withLock { $0.adopting = true }
         var reply: AgentReply?
@@ -80,34 +122,60 @@ final class BackgroundSessionLink: Sendable {
                 reply = try client.request(.hello(session: identifier, settings: settings), url: url)
             } catch {
                 // A process that used the identifier may have just exited, its connection not yet
-                // closed in the agent: ask again for a moment.
+                // closed in the agent: ask again for a moment (not once the link is closed).
                 attempts += 1
-                if error.code == .backgroundSessionInUseByAnotherProcess, attempts < 40 {
+                if error.code == .backgroundSessionInUseByAnotherProcess, attempts < 40,
+                   !state.withLock({ $0.connection.isClosed }) {
                     usleep(50_000)
                     continue
                 }
                 client.close()
-                state.withLock { $0.adopting = false; $0.connectError = error }
-                throw error
+                attemptFailed(error)
+                return .failure(error)
             }
         }
         if case .welcome(let next, let tasks)? = reply { adopt(tasks, nextTaskID: next) }
-        let schedule = state.withLock { link -> Bool in
-            link.client = client
+        let outcome = state.withLock { link -> (stored: Bool, drain: Bool) in
+            link.adopting = false
+            guard !link.connection.isClosed else { return (false, false) }
+            link.connection = .connected(client)
             link.connectError = nil
             link.reconnectAttempts = 0
-            link.adopting = false
-            return link.claimDrain()
+            return (true, link.claimDrain())
         }
-        if schedule { scheduleDrain() }
-        return client
+        guard outcome.stored else {
+            // Invalidated while connecting: give the identifier back at once.
+            client.close()
+            return .failure(Self.invalidated(url))
+        }
+        if outcome.drain { scheduleDrain() }
+        return .success(client)
     }
 
-    /// The connection ended: reconnect with a growing delay unless the session is gone.
-    private func connectionLost() {
+    /// A connection attempt failed with `error`: no connection now (unless the link was closed).
+    private func attemptFailed(_ error: URLError) {
+        state.withLock { link in
+            link.adopting = false
+            link.connectError = error
+            if case .connecting = link.connection { link.connection = .disconnected }
+        }
+    }
+
+    /// Why a closed link does not connect.
+    private static func invalidated(_ url: URL?) -> URLError {
+        URLError(.backgroundSessionWasDisconnected, url: url,
+                 description: "The background session was invalidated; it no longer connects to the transfer agent.")
+    }
+
+    /// The connection `lost` ended (`nil`: a reconnection failed): reconnect with a growing delay
+    /// unless the session is gone, the link closed, or another connection has taken its place.
+    private func connectionLost(_ lost: BackgroundAgentClient?) {
         let attempt: Int? = state.withLock { link in
-            link.client = nil
-            guard !link.closed, link.session != nil else { return nil }
+            if let current = link.connection.client {
+                guard current === lost else { return nil }
+                link.connection = .disconnected
+            }
+            guard !link.connection.isClosed, link.session != nil else { return nil }
             link.reconnectAttempts += 1
             return link.reconnectAttempts
         }
@@ -115,7 +183,8 @@ final class BackgroundSessionLink: Sendable {
         let delay = min(0.1 * Double(1 << min(attempt, 6)), 5)
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
-            if (try? self.connectIfNeeded()) == nil { self.connectionLost() }
+            // `connectIfNeeded` looks at the link under its lock: a link closed meanwhile refuses.
+            if (try? self.connectIfNeeded()) == nil { self.connectionLost(nil) }
         }
     }
 
@@ -268,9 +337,8 @@ final class BackgroundSessionLink: Sendable {
     /// The session finished invalidating: disconnect for good.
     func close() {
         let client = state.withLock { link -> BackgroundAgentClient? in
-            link.closed = true
-            defer { link.client = nil }
-            return link.client
+            defer { link.connection = .closed }
+            return link.connection.client
         }
         client?.close()
     }

@@ -49,7 +49,7 @@ struct SessionResourcesTests {
     }
 
     /// How many threads of this process carry `name` (`/proc/self/task/*/comm`).
-    private static func threads(named name: String) -> Int {
+    static func threads(named name: String) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.filter { task in
             let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)

@@ -24,6 +24,8 @@ protocol CurlLoopSocketClient: AnyObject, Sendable {
 
     /// The loop stopped (its session was invalidated) and forgot the socket: the client closes its
     /// connection. May come more than once (a queued command abandoned, and the table), on whichever
-    /// thread stopped the loop.
+    /// thread stopped the loop, or, for a `watch` or `service` submitted while the loop stops, soon
+    /// after on another thread: never within the client's own call to the loop, so the client may
+    /// take here the lock it holds while it calls the loop.
     func loopDidStop()
 }

@@ -25,8 +25,14 @@ import Synchronization
 /// one pass, which keeps many streams of one HTTP/2 connection on one thread), and a sleeping one is
 /// woken through the poller's eventfd. `remove` and `unpause` are always queued (libcurl may answer
 /// them with callbacks into a handler whose caller holds its locks). Nothing ever waits for the
-/// drive lock while holding another lock: callers only *try* it, and only the loop thread blocks on
-/// it, holding nothing.
+/// drive lock while holding another lock: callers only *try* it. The loop thread blocks on it,
+/// holding nothing; so does `shutDown` → `cleanUp` when no loop thread runs, which can then wait
+/// only for a thread driving inline, and that thread holds nothing else either.
+///
+/// Once `shutDown` has begun (`stopping`), `submit` refuses commands: a refused `watch`,
+/// `service` or `unwatch` calls its client back (`loopDidStop`, the `unwatch` closure) later on
+/// another thread, never on the submitting one, so a client may submit them with its own lock held
+/// while the loop runs and while it stops.
 ///
 /// Between I/O passes the thread also runs the Swift jobs of the session's
 /// ``URLSessionLoopTaskExecutor`` (``enqueueJob(_:fallback:)``), with no lock held.
@@ -146,22 +152,25 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
     /// ``CurlLoopSocketClient/serviceSocket(on:readable:writable:)`` instead of libcurl, and keeps
     /// running while any client's socket is known. With neither interest the socket stays known but
     /// leaves the epoll set (a hung-up socket nobody reads does not wake the loop again and again).
-    /// Callable from any thread, with locks held, also from the client's own service (it applies
-    /// before the loop sleeps again).
+    /// Callable from any thread, with locks held (also the client's own: on a stopping loop its
+    /// `loopDidStop` comes later, on another thread), also from the client's own service (it
+    /// applies before the loop sleeps again).
     func watch(_ socket: Int32, for client: any CurlLoopSocketClient, readable: Bool, writable: Bool) {
         submit(.watch(socket, client, readable: readable, writable: writable), driveHere: false)
     }
 
     /// Forgets `socket` and then runs `then` on the loop thread, where it may close the socket:
     /// no libcurl socket can take the descriptor's number before the loop has forgotten it. Once
-    /// the loop has stopped, `then` runs at once. Callable from any thread.
+    /// the loop is stopping, `then` runs soon on another thread (never within this call). Callable
+    /// from any thread, with locks held (also those `then` takes).
     func unwatch(_ socket: Int32, then: @escaping @Sendable () -> Void) {
         submit(.unwatch(socket, then: then), driveHere: false)
     }
 
     /// Runs `client`'s service on the loop thread soon (drive lock held), with no readiness
     /// reported: for new work, or bytes a TLS layer holds where epoll cannot see them. Callable
-    /// from any thread, with locks held.
+    /// from any thread, with locks held (on a stopping loop the client's `loopDidStop` comes later,
+    /// on another thread).
     func service(_ client: any CurlLoopSocketClient) { submit(.service(client), driveHere: false) }
 
     /// Takes `transfer`'s connection away from libcurl on the loop thread, with every byte libcurl
@@ -229,7 +238,7 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
             return (true, loopSleepsUntil != 0, false)
         }
         guard accepted else {
-            abandon([command])
+            abandonRefused(command)
             return
         }
         if startThread {
@@ -335,7 +344,28 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         }
     }
 
-    /// Ends commands that can no longer run (the loop stopped): started transfers fail.
+    /// Where a stopping loop calls clients back for the commands it refused (``abandonRefused(_:)``),
+    /// one after another in the order refused.
+    private static let refusedCallbacks = DispatchQueue(label: "courier.curl.refused")
+
+    /// Ends a command that `submit` refused because the loop is stopping. A client's callback
+    /// (`loopDidStop`, an `unwatch` closure) does not run on the submitting thread: a client submits
+    /// `watch` and `unwatch` with its own lock held, and its callbacks take that lock again
+    /// (``WebSocketTransport``), so running them here would deadlock that thread. They run soon on
+    /// ``refusedCallbacks`` instead; the rest is ended here, as `drive` and `cleanUp` end them.
+    private func abandonRefused(_ command: Command) {
+        switch command {
+        case .watch(_, let client, _, _), .service(let client):
+            Self.refusedCallbacks.async { client.loopDidStop() }
+        case .unwatch(_, let then):
+            Self.refusedCallbacks.async(execute: then)
+        case .add, .remove, .unpause, .nudge, .handOver:
+            abandon([command])
+        }
+    }
+
+    /// Ends commands that can no longer run (the loop stopped): started transfers fail. Runs client
+    /// callbacks on this thread: only for `drive` and `cleanUp`, which hold no client's lock.
     private func abandon(_ commands: [Command]) {
         for command in commands {
             switch command {

@@ -27,7 +27,10 @@ import Foundation
 ///
 /// `lock` guards the easy handle and all state: libcurl's connection (an OpenSSL stream for wss)
 /// is used by one thread at a time. The delegate is called after the lock is released. Lock order:
-/// this lock, then ``CurlMultiLoop``'s state lock (a leaf).
+/// this lock, then ``CurlMultiLoop``'s state lock (a leaf). `watch` and `unwatch` are submitted
+/// with the lock held: the loop never calls this transport back within those calls (a stopping loop
+/// runs `loopDidStop` and the `unwatch` closure later, on another thread), so the lock is not taken
+/// twice by one thread.
 final class WebSocketTransport: CurlLoopSocketClient, @unchecked Sendable {
     /// How long ``close()`` waits for queued writes before it closes anyway.
     static let closeLinger: TimeInterval = 2
