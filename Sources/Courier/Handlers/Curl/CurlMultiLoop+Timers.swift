@@ -1,7 +1,8 @@
 internal import CCurl
 import Foundation
 
-// libcurl's timers and the pass over every transfer, for ``CurlMultiLoop`` (drive lock held).
+// libcurl's timers, the pass over every transfer and the finished transfers, for ``CurlMultiLoop``
+// (drive lock held).
 extension CurlMultiLoop {
     /// Runs `curl_multi_socket_action` for timers while libcurl says one is due now (bounded, so
     /// that a transfer that keeps asking to run now cannot hold the lock forever).
@@ -25,5 +26,17 @@ extension CurlMultiLoop {
         var milliseconds = -1
         guard curl_multi_timeout(multi, &milliseconds) == CURLM_OK, milliseconds >= 0 else { return nil }
         return milliseconds
+    }
+
+    /// Reports every transfer libcurl says has finished, after taking it out of the multi handle.
+    func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            var result = CURLE_OK
+            guard let easy = courier_multi_done_handle(message, &result) else { continue }
+            guard let transfer = active.removeValue(forKey: easy) else { continue }
+            curl_multi_remove_handle(multi, easy)
+            transfer.finish(result: result)
+        }
     }
 }

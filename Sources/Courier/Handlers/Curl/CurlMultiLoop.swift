@@ -515,18 +515,6 @@ final class CurlMultiLoop: HandlerSessionResource, @unchecked Sendable {
         default: poller.unwatch(socket)
         }
     }
-
-    private func collectFinished() {
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            var result = CURLE_OK
-            guard let easy = courier_multi_done_handle(message, &result) else { continue }
-            let key = easy
-            guard let transfer = active.removeValue(forKey: key) else { continue }
-            curl_multi_remove_handle(multi, easy)
-            transfer.finish(result: result)
-        }
-    }
 }
 
 private let curlSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = { _, socket, what, loop, _ in
