@@ -100,9 +100,29 @@ final class HTTPWellKnownFieldNames: Sendable {
     }
 
     /// Whether the stored key bytes from `start` (lowercase) are `bytes` with their ASCII case folded.
+    ///
+    /// A name of 8 bytes or more is compared 8 bytes at a time (the last word overlapping the one
+    /// before it): a stored byte with bit 0x40 is a lowercase letter, which the name's byte matches
+    /// with 0x20 set; any other stored byte (`-`) must match exactly. That is the byte loop's
+    /// folding, for a few instructions per word instead of about 11 per byte.
     @inline(__always)
     private static func matches(_ stored: UnsafeBufferPointer<UInt8>, from start: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        for offset in 0..<bytes.count {
+        let count = bytes.count
+        if count >= 8, let storedBase = stored.baseAddress, let nameBase = bytes.baseAddress {
+            let storedRaw = UnsafeRawPointer(storedBase + start)
+            @inline(__always) func wordMatches(at offset: Int) -> Bool {
+                let key = storedRaw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                let name = nameBase.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                return name | ((key & 0x4040_4040_4040_4040) >> 1) == key
+            }
+            var offset = 0
+            while offset + 8 <= count {
+                if !wordMatches(at: offset) { return false }
+                offset += 8
+            }
+            return offset == count || wordMatches(at: count - 8)
+        }
+        for offset in 0..<count {
             let byte = bytes[offset]
             if stored[start + offset] != ((byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte) { return false }
         }

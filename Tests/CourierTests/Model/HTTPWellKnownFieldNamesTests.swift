@@ -29,6 +29,18 @@ struct HTTPWellKnownFieldNamesTests {
         #expect(others.filter { entry($0) != nil }.isEmpty)
     }
 
+    @Test("a byte that folds onto a known name's byte only by its 0x20 bit does not match")
+    func nearMissBytesAreNotFound() {
+        // Compared 8 bytes at a time, a hyphen must match exactly (CR is a hyphen without bit 0x20),
+        // and only letters fold: "@" and "[" are "`" and "{" without it. Each name differs from a
+        // known one in one byte, in the first word, the last word or a word overlapping both.
+        let others = [
+            "Content\rType", "Content-Lengt\r", "Last-Modified\u{0}", "Cache\rControl", "@ccept-Ranges",
+            "Content-Lengt[", "Access-Control-Allow-Credential\u{13}", "X-XSS\rProtection", "Transfer-Encodinf",
+        ]
+        #expect(others.filter { entry($0) != nil }.isEmpty)
+    }
+
     @Test("the usual spelling is the same through HTTPURLResponse")
     func canonicalNameAgrees() {
         #expect(HTTPURLResponse.canonicalName("etag") == "ETag")
