@@ -103,7 +103,7 @@ open class URLCache: NSObject, @unchecked Sendable {
     /// The cache key of a request, or `nil` when the request cannot be cached (not `GET`, or
     /// no URL).
     static func key(for request: URLRequest) -> String? {
-        let method = request.httpMethod?.uppercased() ?? "GET"
+        let method = request.uppercasedHTTPMethod
         guard method == "GET", let url = request.url else { return nil }
         let absolute = url.absoluteString
         // Searched on the UTF-8 bytes (a tight loop over the contiguous storage, not the view's

@@ -11,7 +11,7 @@ enum HTTPBodilessMethods {
 
     /// The error a request to the HTTP handler fails with because of its body, or `nil`.
     static func refusal(for request: URLRequest) -> URLError? {
-        let method = (request.httpMethod ?? "GET").uppercased()
+        let method = request.uppercasedHTTPMethod
         guard methods.contains(method), request.httpBody != nil || request.httpBodyStream != nil else { return nil }
         return URLError(.dataLengthExceedsMaximum, url: request.url,
                         description: "A \(method) request cannot carry a body; the request was not sent.")

@@ -33,7 +33,7 @@ enum HTTPCacheStorage {
                        credentials: HTTPCacheCredentials = HTTPCacheCredentials()) -> URLCache.StoragePolicy {
         let control = HTTPCacheControl(response: response)
         let shared = control.isPublic && !control.isPrivate
-        guard (request.httpMethod ?? "GET").uppercased() == "GET",
+        guard request.uppercasedHTTPMethod == "GET",
               cacheableStatuses.contains(response.statusCode),
               !HTTPCacheControl(request: request).noStore,
               !control.noStore,
@@ -50,7 +50,7 @@ enum HTTPCacheStorage {
     /// successful or redirecting (2xx, 3xx) answer to an unsafe method such as `POST`, `PUT` or
     /// `DELETE` (RFC 9111 §4.4).
     static func invalidatesStoredResponse(_ response: HTTPURLResponse, request: URLRequest) -> Bool {
-        let method = (request.httpMethod ?? "GET").uppercased()
+        let method = request.uppercasedHTTPMethod
         return !safeMethods.contains(method) && (200...399).contains(response.statusCode)
     }
 }

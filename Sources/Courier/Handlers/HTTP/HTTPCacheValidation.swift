@@ -41,7 +41,7 @@ enum HTTPCacheValidation: Equatable, Sendable {
     ///   - now: The current time.
     static func decide(cached: CachedURLResponse, request: URLRequest, receivedAt: Date?, now: Date = Date()) -> HTTPCacheValidation {
         guard let stored = cached.response as? HTTPURLResponse,
-              (request.httpMethod ?? "GET").uppercased() == "GET",
+              request.uppercasedHTTPMethod == "GET",
               !callerConditionHeaders.contains(where: { request.value(forHTTPHeaderField: $0) != nil }) else { return .load }
         let validators = conditionalHeaders(for: stored)
         let revalidation: HTTPCacheValidation = validators.isEmpty ? .load : .revalidate(validators)

@@ -18,7 +18,7 @@ enum HTTPRedirectRequest {
               let target = URL(string: location, relativeTo: base)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = URLOrigin.redirecting(request, to: target)
-        let method = (request.httpMethod ?? "GET").uppercased()
+        let method = request.uppercasedHTTPMethod
         let becomesGet = (response.statusCode == 303 && method != "HEAD")
             || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
         if becomesGet {

@@ -85,7 +85,7 @@ enum HTTPTransferConfiguration {
         }
 
         var fields = request.allHTTPHeaderFields ?? [:]
-        let method = (request.httpMethod ?? "GET").uppercased()
+        let method = request.uppercasedHTTPMethod
         try HTTPRequestHeadValidation.validate(method: method, fields: fields, url: url)
         let names = Set(fields.keys.map { $0.lowercased() })
         if let encoding = fields.first(where: { $0.key.lowercased() == "accept-encoding" }) {
