@@ -23,9 +23,10 @@ final class CurlFlowControl: @unchecked Sendable {
     }
 
     /// Whether the write callback must pause libcurl (return `CURL_WRITEFUNC_PAUSE`) instead of
-    /// delivering: the transfer is paused already, or `client` cannot take more data now.
-    func shouldPause(for client: (any URLProtocolClient)?) -> Bool {
-        guard let builtIn = client as? BuiltInHandlerClient else { return false }
+    /// delivering: the transfer is paused already, or the task's client `builtIn` cannot take more
+    /// data now. Without one (another client) the transfer never pauses.
+    func shouldPause(for builtIn: (any BuiltInHandlerClient)?) -> Bool {
+        guard let builtIn else { return false }
         return shouldPause(asking: { builtIn.canAcceptMoreData })
     }
 

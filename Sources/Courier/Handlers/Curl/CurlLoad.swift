@@ -4,8 +4,8 @@ import Logging
 import Synchronization
 
 /// A handler that runs its load on libcurl through a ``CurlLoad``: the `URLProtocol` whose client
-/// hears the reports, and the delegate of its transfers.
-typealias CurlLoadOwner = URLProtocol & CurlTransferDelegate
+/// hears the reports, and the delegate of its transfers (``CurlLoadHandler``).
+typealias CurlLoadOwner = URLProtocol & CurlLoadHandler
 
 /// The attempt plumbing of one libcurl load, shared by the http(s) and ftp(s) handlers: one per
 /// handler instance, living through the load's attempts (a retry after a challenge, a fallback, a
@@ -82,7 +82,7 @@ final class CurlLoad: @unchecked Sendable {
         }
         // At `info` and above this is one level check per attempt: nothing else runs.
         if CourierLogging.emits(.debug, environment.logger) {
-            let logger = (owner.client as? BuiltInHandlerClient)?.configuration.logger ?? environment.logger
+            let logger = owner.builtInClient?.configuration.logger ?? environment.logger
             transfer.logger = logger
             CurlWireTrace.attach(to: transfer, logger: logger, logsSecrets: environment.logsSecrets)
         }
@@ -130,7 +130,7 @@ final class CurlLoad: @unchecked Sendable {
 
     /// Whether body may go to the client now; `false`: pause (see ``deliverBody(_:to:)``).
     func mayDeliver(to owner: any CurlLoadOwner) -> Bool {
-        !flowControl.shouldPause(for: owner.client)
+        !flowControl.shouldPause(for: owner.builtInClient)
     }
 
     /// Hands `body` to the client, counting it for the metrics.
@@ -173,7 +173,7 @@ final class CurlLoad: @unchecked Sendable {
 
     /// Sends what libcurl measured (and the decoded body size) to the task's metrics.
     private func reportMetrics(of attempt: Attempt, to owner: any CurlLoadOwner) {
-        guard let builtIn = owner.client as? BuiltInHandlerClient else { return }
+        guard let builtIn = owner.builtInClient else { return }
         let measured = CurlTransferMetrics(attempt.transfer, started: attempt.started,
                                            dataConnections: attempt.metrics.dataConnections,
                                            protocolName: attempt.metrics.protocolName)

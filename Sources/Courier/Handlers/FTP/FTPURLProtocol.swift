@@ -15,7 +15,7 @@ import Foundation
 /// - Login: see ``FTPLogin``; a refused login becomes an authentication challenge. `ftps:` uses
 ///   implicit TLS, ``URLRequest/ftpRequiresTLS`` explicit `AUTH TLS`; an untrusted certificate
 ///   becomes a server-trust challenge (``TLSServerTrustChallenge``).
-final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+final class FTPURLProtocol: BuiltInURLProtocol, CurlLoadHandler, @unchecked Sendable {
     /// The schemes ``canInit(with:)`` accepts (the rows `BuiltInHandlers` gives this class).
     static let schemes: [BuiltInScheme] = [.ftp, .ftps]
 
@@ -46,8 +46,13 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
     /// The session's stores and settings (``HandlerConfiguration/environment``).
     private var environment: HandlerEnvironment { configuration.environment }
 
+    /// `client` as the task's client, cast once here (``CurlLoadHandler``).
+    let builtInClient: (any BuiltInHandlerClient)?
+
     required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
-        configuration = (client as? BuiltInHandlerClient)?.configuration ?? .standalone()
+        let builtIn = client as? BuiltInHandlerClient
+        builtInClient = builtIn
+        configuration = builtIn?.configuration ?? .standalone()
         super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
@@ -194,7 +199,7 @@ final class FTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked
         let remaining = transfer.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T).flatMap { $0 >= 0 ? $0 : nil }
         let time = transfer.info(offset: CURLINFO_FILETIME_T)
         let resume = lock.withLock { confirmedResume }
-        if let builtIn = client as? BuiltInHandlerClient {
+        if let builtIn = builtInClient {
             if let resume {
                 builtIn.setResumeValidator(FTPResumeValidator.make(size: resume.total, modificationTime: time) ?? "")
                 builtIn.didResume(atOffset: resume.offset, expectedTotalBytes: resume.total)

@@ -15,7 +15,7 @@ extension HTTPURLProtocol {
         case .useStored:
             // The load ends here (unless it was stopped already).
             guard load.conclude(from: .idle) else { return true }
-            (client as? BuiltInHandlerClient)?.didCollectTransactionMetrics { $0.resourceFetchType = .localCache }
+            builtInClient?.didCollectTransactionMetrics { $0.resourceFetchType = .localCache }
             client?.urlProtocol(self, cachedResponseIsValid: cached)
             return true
         case .revalidate(let headers):
@@ -40,7 +40,7 @@ extension HTTPURLProtocol {
     /// did. A client that is not a task's just gets `cachedResponseIsValid`.
     func finishRevalidationIfAnswered() -> Bool {
         guard let refreshed = cacheExchange.takeRefreshed() else { return false }
-        guard let builtIn = client as? BuiltInHandlerClient else {
+        guard let builtIn = builtInClient else {
             client?.urlProtocol(self, cachedResponseIsValid: refreshed)
             return true
         }
@@ -58,7 +58,7 @@ extension HTTPURLProtocol {
     /// obsolete (``BuiltInHandlerClient/cachedResponseIsObsolete(for:)``).
     func cacheStoragePolicy(for response: HTTPURLResponse) -> URLCache.StoragePolicy {
         if HTTPCacheStorage.invalidatesStoredResponse(response, request: request), let url = request.url {
-            (client as? BuiltInHandlerClient)?.cachedResponseIsObsolete(for: url)
+            builtInClient?.cachedResponseIsObsolete(for: url)
         }
         return HTTPCacheStorage.policy(for: response, request: request, credentials: lock.withLock { sentCredentials })
     }

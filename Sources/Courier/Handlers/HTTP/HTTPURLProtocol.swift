@@ -16,7 +16,7 @@ import Foundation
 /// what follows the end of a transfer is ``HTTPTransferOutcome/decide(_:)``. Every method guards the
 /// handler's state with its locks, so the task starts, stops and resumes it directly from any
 /// thread (``HandlerCapabilities/concurrentStartStop`` in its rows).
-final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecked Sendable {
+final class HTTPURLProtocol: BuiltInURLProtocol, CurlLoadHandler, @unchecked Sendable {
 
     /// Where the body of the current attempt's response goes, as its last head decided.
     enum BodyRoute {
@@ -76,8 +76,13 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
     /// The session's stores and settings (``HandlerConfiguration/environment``).
     var environment: HandlerEnvironment { configuration.environment }
 
+    /// `client` as the task's client, cast once here (``CurlLoadHandler``).
+    let builtInClient: (any BuiltInHandlerClient)?
+
     required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
-        configuration = (client as? BuiltInHandlerClient)?.configuration ?? .standalone()
+        let builtIn = client as? BuiltInHandlerClient
+        builtInClient = builtIn
+        configuration = builtIn?.configuration ?? .standalone()
         super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
@@ -185,7 +190,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
 
     /// Passes the final response to the client, with resume information for download tasks.
     func deliver(_ response: HTTPURLResponse) {
-        if let builtIn = client as? BuiltInHandlerClient {
+        if let builtIn = builtInClient {
             if let resume = ResumeRequest.parameters(of: request),
                let total = HTTPResumeSupport.continuation(of: response, at: resume.offset) {
                 builtIn.didResume(atOffset: resume.offset, expectedTotalBytes: total)
@@ -302,7 +307,7 @@ final class HTTPURLProtocol: BuiltInURLProtocol, CurlTransferDelegate, @unchecke
     /// Tells the task once, then tries to connect again after a growing pause (0.25 s doubling up to
     /// 5 s). The task's resource timeout ends the wait.
     private func waitForConnectivity() {
-        (client as? BuiltInHandlerClient)?.taskIsWaitingForConnectivity()
+        builtInClient?.taskIsWaitingForConnectivity()
         let attempt: Int = lock.withLock {
             connectivityAttempts += 1
             return connectivityAttempts
