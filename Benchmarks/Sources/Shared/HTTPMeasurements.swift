@@ -146,31 +146,9 @@ func benchHTTPGet(url: URL, count: Int, window: Int, expectedSize: Int?, timeout
 func benchHTTPData(url: URL, size: Int, timeout: Double) {
     let session = URLSession(configuration: .ephemeral, delegate: TrustingDelegate(), delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }
-    let finished = DispatchSemaphore(value: 0)
-    let tally = Tally()
     let baseline = currentRSS()
-
-    let start = now()
-    let task = session.dataTask(with: url) { data, response, error in
-        if let error {
-            tally.failed(describe(error))
-        } else if statusCode(response) != 200 {
-            tally.failed("status \(statusCode(response).map(String.init) ?? "none")")
-        } else if let data {
-            tally.succeeded(bytes: data.count)
-        } else {
-            tally.failed("no data and no error")
-        }
-        tally.state.withLock { $0.finishedAt = now() }
-        finished.signal()
-    }
-    task.resume()
-    guard finished.wait(timeout: .now() + timeout) == .success else {
-        result("http_data_mbps", "timeout", "MB/s")
-        note("the data task did not complete within \(timeout) s")
-        return
-    }
-    let s = tally.snapshot
+    guard let (s, start) = fetchWithDataTask(url, on: session, checksStatus: true, timeout: timeout,
+                                             name: "http_data") else { return }
     guard s.failed == 0, s.bytes == size else {
         note(s.failed > 0 ? "the data task failed: \(s.firstError ?? "?")" : "body has \(s.bytes) bytes, expected \(size)")
         result("http_data_mbps", "failed", "MB/s")

@@ -128,29 +128,9 @@ func benchFileData(path: String, timeout: Double) {
     let url = URL(fileURLWithPath: path)
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
-    let finished = DispatchSemaphore(value: 0)
-    let tally = Tally()
     let baseline = currentRSS()
-
-    let start = now()
-    let task = session.dataTask(with: url) { data, _, error in
-        if let error {
-            tally.failed(describe(error))
-        } else if let data {
-            tally.succeeded(bytes: data.count)
-        } else {
-            tally.failed("no data and no error")
-        }
-        tally.state.withLock { $0.finishedAt = now() }
-        finished.signal()
-    }
-    task.resume()
-    guard finished.wait(timeout: .now() + timeout) == .success else {
-        result("file_data_mbps", "timeout", "MB/s")
-        note("the data task did not complete within \(timeout) s")
-        return
-    }
-    let s = tally.snapshot
+    guard let (s, start) = fetchWithDataTask(url, on: session, checksStatus: false, timeout: timeout,
+                                             name: "file_data") else { return }
     if s.failed > 0 {
         // swift-corelibs-foundation has no file: protocol for URLSession: it answers with
         // URLError.unsupportedURL, reported as "unsupported"; any other error as "failed".
@@ -304,6 +284,37 @@ func reportDownload(_ name: String, _ s: Tally.State, started start: UInt64, siz
 
 /// Reports a finished transfer of `size` bytes that started at `start` (`now()`), when the
 /// process's RSS was `baseline`: `<name>_mbps`, `_seconds`, `_bytes`, `_baseline_rss`, `_peak_rss`
+/// Runs one data task on `session` with a completion handler (the whole body in memory as one
+/// `Data`), as measurements 3 and 6 do, and returns what it tallied and when it started; `nil`, after
+/// reporting `name`_mbps as a timeout, when it did not complete within `timeout` seconds.
+/// `checksStatus`: a response other than 200 counts as a failure (http).
+func fetchWithDataTask(_ url: URL, on session: URLSession, checksStatus: Bool, timeout: Double,
+                       name: String) -> (snapshot: Tally.State, started: UInt64)? {
+    let finished = DispatchSemaphore(value: 0)
+    let tally = Tally()
+    let start = now()
+    let task = session.dataTask(with: url) { data, response, error in
+        if let error {
+            tally.failed(describe(error))
+        } else if checksStatus, statusCode(response) != 200 {
+            tally.failed("status \(statusCode(response).map(String.init) ?? "none")")
+        } else if let data {
+            tally.succeeded(bytes: data.count)
+        } else {
+            tally.failed("no data and no error")
+        }
+        tally.state.withLock { $0.finishedAt = now() }
+        finished.signal()
+    }
+    task.resume()
+    guard finished.wait(timeout: .now() + timeout) == .success else {
+        result("\(name)_mbps", "timeout", "MB/s")
+        note("the data task did not complete within \(timeout) s")
+        return nil
+    }
+    return (tally.snapshot, start)
+}
+
 /// and `_rss_ratio` (peak RSS ÷ size).
 func reportTransfer(_ name: String, _ s: Tally.State, started start: UInt64, size: Int, baseline: Int) {
     let seconds = Double(s.finishedAt - start) / 1e9
