@@ -29,7 +29,7 @@ struct TaskStateMachineStormTests {
     }
 
     static func run(seed: UInt64, events: Int) -> [String] {
-        var random = LocalSeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var machine = TestMachine()
         var seen = Observer()
         var nextLoad = 0
@@ -126,7 +126,7 @@ struct TaskStateMachineStormTests {
     @Test func suspendResumeStormsNeverLoseAWakeUp() {
         // Suspend and resume flipping around back-pressure: whenever the handler was told to wait
         // and the task runs with nothing pending, one wake-up has been sent.
-        var random = LocalSeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         var machine = TestMachine.loading()
         var waiting = false
         for _ in 0..<10_000 {

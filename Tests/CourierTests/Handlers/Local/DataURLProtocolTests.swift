@@ -178,7 +178,7 @@ struct DataURLProtocolTests {
     /// Random strings as `data:` URLs through a session: every task completes, with a body or with
     /// `badURL`, and never with anything else.
     @Test func randomURLsCompleteWithBodyOrBadURL() async throws {
-        var generator = LocalSeededGenerator(seed: 2397)
+        var generator = SplitMix64(seed: 2397)
         let alphabet = Array("abcXYZ019+/=;,%\"#/.-_base64charset".unicodeScalars)
         let session = URLSession(configuration: .ephemeral)
         var loaded = 0
