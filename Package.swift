@@ -50,10 +50,17 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // MIT Kerberos' GSS-API, the Negotiate (SPNEGO) token of the WebSocket handshake (apt:
+        // libkrb5-dev). libcurl already loads the same library for data tasks' Negotiate.
+        .systemLibrary(
+            name: "CGSSAPI",
+            pkgConfig: "krb5-gssapi",
+            providers: [.apt(["libkrb5-dev"])]
+        ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.
         .target(
             name: "Courier",
-            dependencies: ["CCurl", "CSSH2", "COpenSSL", "CourierPluginABI", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCurl", "CSSH2", "COpenSSL", "CGSSAPI", "CourierPluginABI", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The plugin ABI: the C header every plugin and the host are built against.
@@ -155,7 +162,8 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierAgentCore", "CMallocInfo", .product(name: "Logging", package: "swift-log")],
             // Test servers the tests start as processes (found through #filePath, not bundled).
-            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py"],
+            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py",
+                      "TestServers/negotiate_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Loads the plugins above from a directory, as an app would: they are not linked in. The kit
