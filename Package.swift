@@ -51,10 +51,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // MIT Kerberos' GSS-API, the Negotiate (SPNEGO) token of the WebSocket handshake (apt:
-        // libkrb5-dev). libcurl already loads the same library for data tasks' Negotiate.
+        // libkrb5-dev). libcurl already loads the same library for data tasks' Negotiate. No
+        // pkgConfig: krb5-gssapi.pc's `-isystem` is a flag SwiftPM refuses (with a warning), and
+        // Debian's headers and libgssapi_krb5.so are on the default paths.
         .systemLibrary(
             name: "CGSSAPI",
-            pkgConfig: "krb5-gssapi",
             providers: [.apt(["libkrb5-dev"])]
         ),
         // The URL Loading System: API model, loader, task engine, session, built-in handlers.

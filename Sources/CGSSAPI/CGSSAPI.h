@@ -1,4 +1,4 @@
-// MIT Kerberos' GSS-API (apt: libkrb5-dev; pkg-config krb5-gssapi), for the Negotiate (SPNEGO)
+// MIT Kerberos' GSS-API (apt: libkrb5-dev), for the Negotiate (SPNEGO)
 // token of the WebSocket handshake. libcurl links the same library for data tasks' Negotiate.
 #ifndef COURIER_CGSSAPI_H
 #define COURIER_CGSSAPI_H
@@ -17,6 +17,9 @@ static inline gss_OID courier_gss_spnego_mechanism(void) {
 
 /// The name type of `service@host` names (GSS_C_NT_HOSTBASED_SERVICE).
 static inline gss_OID courier_gss_hostbased_service(void) { return GSS_C_NT_HOSTBASED_SERVICE; }
+
+/// The Kerberos 5 mechanism (gss_mech_krb5).
+static inline gss_OID courier_gss_krb5_mechanism(void) { return (gss_OID)gss_mech_krb5; }
 
 /// Whether `major` is an error (GSS_ERROR).
 static inline int courier_gss_is_error(OM_uint32 major) { return GSS_ERROR(major) ? 1 : 0; }

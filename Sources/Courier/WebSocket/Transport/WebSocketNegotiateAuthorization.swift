@@ -68,7 +68,8 @@ enum WebSocketNegotiateAuthorization {
         let major = gss_init_sec_context(&minor, nil, &context, name, courier_gss_spnego_mechanism(), flags, 0,
                                          nil, nil, nil, &output, nil, nil)
         if courier_gss_is_error(major) != 0 {
-            throw failure("no Negotiate token could be made for \(target)", major: major, minor: minor, url: url)
+            throw failure("no Negotiate token could be made for \(target)", major: major, minor: minor, url: url,
+                          detail: kerberosCredentialProblem())
         }
         guard major == 0 || major == courier_gss_continue_needed(), output.length > 0, let bytes = output.value else {
             throw URLError(.userAuthenticationRequired, url: url,
@@ -78,12 +79,30 @@ enum WebSocketNegotiateAuthorization {
     }
 
     /// A `userAuthenticationRequired` error whose description has GSS's messages for `major`
-    /// (the routine's) and `minor` (the mechanism's).
-    private static func failure(_ what: String, major: OM_uint32, minor: OM_uint32, url: URL?) -> URLError {
+    /// (the routine's) and `minor` (the mechanism's), then `detail`.
+    private static func failure(_ what: String, major: OM_uint32, minor: OM_uint32, url: URL?, detail: String? = nil) -> URLError {
         var text = "\(what): \(statusMessages(major, type: GSS_C_GSS_CODE).joined(separator: "; "))"
         let mechanism = minor == 0 ? [] : statusMessages(minor, type: GSS_C_MECH_CODE)
         if !mechanism.isEmpty { text += " (\(mechanism.joined(separator: "; ")))" }
+        if let detail { text += ". Kerberos: \(detail)" }
         return URLError(.userAuthenticationRequired, url: url, description: "\(text.prefix(1).uppercased())\(text.dropFirst()).")
+    }
+
+    /// Why the default Kerberos credential cannot be used, or `nil` when it can. SPNEGO reports a
+    /// missing ticket only as "cannot find mechanisms to negotiate"; acquiring the Kerberos
+    /// mechanism's own credential says what is wrong (no ticket cache, an expired ticket).
+    private static func kerberosCredentialProblem() -> String? {
+        var minor: OM_uint32 = 0
+        var credential: gss_cred_id_t?
+        var mechanisms = gss_OID_set_desc(count: 1, elements: courier_gss_krb5_mechanism())
+        let major = gss_acquire_cred(&minor, nil, 0, &mechanisms, Int32(GSS_C_INITIATE), &credential, nil, nil)
+        if credential != nil {
+            var releaseMinor: OM_uint32 = 0
+            gss_release_cred(&releaseMinor, &credential)
+        }
+        guard courier_gss_is_error(major) != 0 else { return nil }
+        let messages = minor == 0 ? statusMessages(major, type: GSS_C_GSS_CODE) : statusMessages(minor, type: GSS_C_MECH_CODE)
+        return messages.joined(separator: "; ")
     }
 
     /// The messages `gss_display_status` gives for `status` of `type` (`GSS_C_GSS_CODE` or
