@@ -115,7 +115,8 @@ enum WebSocketNegotiateAuthorization {
             var buffer = gss_buffer_desc(length: 0, value: nil)
             let major = gss_display_status(&minor, status, type, nil, &messageContext, &buffer)
             if courier_gss_is_error(major) == 0, let value = buffer.value, buffer.length > 0 {
-                messages.append(String(decoding: UnsafeRawBufferPointer(start: value, count: buffer.length), as: UTF8.self))
+                let message = String(decoding: UnsafeRawBufferPointer(start: value, count: buffer.length), as: UTF8.self)
+                messages.append(message.trimmingCharacters(in: .whitespacesAndNewlines))
             }
             gss_release_buffer(&minor, &buffer)
             if courier_gss_is_error(major) != 0 || messageContext == 0 { break }
