@@ -8,6 +8,8 @@ Paths:
   /ws     the WebSocket opening handshake (RFC 6455) once the token is accepted: 101, then an echo
           of text and binary messages, a pong for each ping, and the close handshake (the close
           frame echoed, then the connection closed).
+  /ws-open  the same WebSocket endpoint without authentication (the benchmark's baseline,
+          Benchmarks/negotiate-part.sh).
 A request without an `Authorization: Negotiate` field, or with a token that is not accepted, is
 answered 401 with `WWW-Authenticate: Negotiate` and the body "negotiate required". An accepted
 token's answer carries the server's token (`WWW-Authenticate: Negotiate <token>`) when there is one.
@@ -118,8 +120,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return accept(token)
 
     def do_GET(self):
-        if self.path not in ("/data", "/ws"):
+        if self.path not in ("/data", "/ws", "/ws-open"):
             self.send_error(404)
+            return
+        if self.path == "/ws-open":
+            self.upgrade(None)
             return
         result = self.authenticated()
         if result is None:
@@ -136,6 +141,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
+        self.upgrade(server_token)
+
+    def upgrade(self, server_token):
+        """Answers a WebSocket handshake with 101 (and the server's token, if any), then echoes."""
         key = self.headers.get("Sec-WebSocket-Key", "")
         if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
             self.send_error(400)
