@@ -26,6 +26,8 @@ final class KerberosTestRealm: Sendable {
 
     /// The realm's `krb5.conf`.
     let configuration: URL
+    /// A `krb5.conf` for the same realm whose KDC is a 127.0.0.1 port nothing listens on.
+    let unreachableConfiguration: URL
     /// The keytab with the key of `HTTP/127.0.0.1@COURIER.TEST`.
     let serviceKeytab: URL
     /// A `FILE:` ticket cache holding the user's ticket-granting ticket.
@@ -41,6 +43,7 @@ final class KerberosTestRealm: Sendable {
         self.directory = directory
         self.kdcPort = kdcPort
         configuration = directory.appendingPathComponent("krb5.conf")
+        unreachableConfiguration = directory.appendingPathComponent("krb5-unreachable.conf")
         serviceKeytab = directory.appendingPathComponent("http.keytab")
         ticketCache = directory.appendingPathComponent("ccache")
         emptyTicketCache = directory.appendingPathComponent("no-ccache")
@@ -57,16 +60,16 @@ final class KerberosTestRealm: Sendable {
 
     private static let gate = KerberosTestGate()
 
-    /// Runs `body` with `KRB5_CONFIG` naming this realm's `krb5.conf` and `KRB5CCNAME` naming the
-    /// user's ticket cache (`ticket`) or a cache that does not exist; restores both afterwards. One
-    /// such scope runs at a time in the process; other code that reads these variables meanwhile
-    /// (only GSS-API does) sees this realm.
-    func withClient<T: Sendable>(ticket: Bool, _ body: @Sendable () async throws -> T) async throws -> T {
+    /// Runs `body` with `KRB5_CONFIG` naming this realm's `krb5.conf` (``unreachableConfiguration``
+    /// without `kdcReachable`) and `KRB5CCNAME` naming the user's ticket cache (`ticket`) or a cache
+    /// that does not exist; restores both afterwards. One such scope runs at a time in the process;
+    /// other code that reads these variables meanwhile (only GSS-API does) sees this realm.
+    func withClient<T: Sendable>(ticket: Bool, kdcReachable: Bool = true, _ body: @Sendable () async throws -> T) async throws -> T {
         await Self.gate.enter()
         let saved: [(String, String?)] = ["KRB5_CONFIG", "KRB5CCNAME"].map { name in
             (name, getenv(name).map { String(cString: $0) })
         }
-        setenv("KRB5_CONFIG", configuration.path, 1)
+        setenv("KRB5_CONFIG", (kdcReachable ? configuration : unreachableConfiguration).path, 1)
         setenv("KRB5CCNAME", "FILE:" + (ticket ? ticketCache : emptyTicketCache).path, 1)
         defer {
             for (name, value) in saved {
@@ -101,7 +104,9 @@ final class KerberosTestRealm: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         TestServerExitCleanup.removeAtExit(directory)
         let realm = KerberosTestRealm(directory: directory, kdcPort: try FTPTestServer.unusedPort())
-        try realm.writeConfiguration()
+        try realm.writeConfiguration(to: realm.configuration, kdcPort: realm.kdcPort)
+        try realm.writeConfiguration(to: realm.unreachableConfiguration, kdcPort: try FTPTestServer.unusedPort())
+        try realm.writeKDCConfiguration()
         let environment = realm.environment()
         let clientKeytab = directory.appendingPathComponent("client.keytab")
         try realm.run(tools.database, ["create", "-s", "-r", realm.realmName, "-P", UUID().uuidString], environment)
@@ -135,8 +140,8 @@ final class KerberosTestRealm: Sendable {
         guard status == 0 else { throw FaultServerError("\(tool) \(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
     }
 
-    /// Writes `krb5.conf` (the client's and the tools') and `kdc.conf` (the KDC's database and ports).
-    private func writeConfiguration() throws {
+    /// Writes a `krb5.conf` (the client's and the tools') naming the KDC at `kdcPort` to `file`.
+    private func writeConfiguration(to file: URL, kdcPort: Int) throws {
         let client = """
             [libdefaults]
                 default_realm = \(Self.realm)
@@ -155,6 +160,11 @@ final class KerberosTestRealm: Sendable {
                 127.0.0.1 = \(Self.realm)
 
             """
+        try Data(client.utf8).write(to: file)
+    }
+
+    /// Writes `kdc.conf` (the KDC's database and ports) and its empty ACL file.
+    private func writeKDCConfiguration() throws {
         let kdc = """
             [kdcdefaults]
                 kdc_listen = 127.0.0.1:\(kdcPort)
@@ -171,7 +181,6 @@ final class KerberosTestRealm: Sendable {
                 kdc = FILE:\(directory.appendingPathComponent("kdc.log").path)
 
             """
-        try Data(client.utf8).write(to: configuration)
         try Data(kdc.utf8).write(to: directory.appendingPathComponent("kdc.conf"))
         try Data().write(to: directory.appendingPathComponent("kadm5.acl"))
     }

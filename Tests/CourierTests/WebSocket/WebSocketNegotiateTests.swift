@@ -78,4 +78,20 @@ struct WebSocketNegotiateTests {
         #expect(error?.code == .userAuthenticationRequired && error?.failingURL == url
                 && error?.localizedDescription.contains("courier-unknown/127.0.0.1@COURIER.TEST not found in Kerberos database") == true)
     }
+
+    @Test func anUnreachableKDCIsAClearURLError() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let url = server.url("/ws", webSocket: true)
+        // A service whose ticket is not in the cache yet, so GSS-API must ask the (missing) KDC.
+        let error = try await server.realm.withClient(ticket: true, kdcReachable: false) { () -> URLError? in
+            do {
+                _ = try WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: url, service: "courier-unreachable")
+                return nil
+            } catch let error as URLError {
+                return error
+            }
+        }
+        #expect(error?.code == .userAuthenticationRequired
+                && error?.localizedDescription.contains("Cannot contact any KDC for realm 'COURIER.TEST'") == true)
+    }
 }
