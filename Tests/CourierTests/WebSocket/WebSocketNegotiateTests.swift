@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Courier
+import CMallocInfo
 
 /// Negotiate (SPNEGO with Kerberos, RFC 4559) in the WebSocket opening handshake, against the
 /// tests' own KDC (``KerberosTestRealm``) and a pyspnego server (``NegotiateTestServer``): the 401's
@@ -93,5 +94,23 @@ struct WebSocketNegotiateTests {
         }
         #expect(error?.code == .userAuthenticationRequired
                 && error?.localizedDescription.contains("Cannot contact any KDC for realm 'COURIER.TEST'") == true)
+    }
+
+    /// Every GSS name, context, credential and buffer is released: tokens made and failures
+    /// reported many times over leave the heap where it was (a leak of the smallest, the token's
+    /// own buffer of about 600 bytes, would grow it by more than 300 KiB here).
+    @Test func tokensAndFailuresLeaveTheHeapWhereItWas() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let growth = try await server.realm.withClient(ticket: true) {
+            func round() {
+                _ = try? WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: nil)
+                _ = try? WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: nil, service: "courier-unknown")
+            }
+            for _ in 0..<50 { round() }
+            let baseline = Int(mallinfo2().uordblks)
+            for _ in 0..<500 { round() }
+            return Int(mallinfo2().uordblks) - baseline
+        }
+        #expect(growth < 128 << 10, "the heap grew by \(growth >> 10) KiB over 500 tokens and 500 failures")
     }
 }
