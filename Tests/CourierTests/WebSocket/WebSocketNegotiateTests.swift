@@ -39,6 +39,25 @@ struct WebSocketNegotiateTests {
                 && echo.seen.events == ["open", "close", "complete"])
     }
 
+    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let text = try await server.realm.withClient(ticket: true) {
+            let storage = URLCredentialStorage()
+            let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: nil,
+                                           authenticationMethod: NSURLAuthenticationMethodNegotiate)
+            storage.setDefaultCredential(URLCredential(user: KerberosTestRealm.user, password: "", persistence: .forSession), for: space)
+            let session = WebSocketTest.session(delegate: NegotiateTestDelegate(.performDefaultHandling, nil)) {
+                $0.urlCredentialStorage = storage
+            }
+            defer { session.invalidateAndCancel() }
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            task.resume()
+            try await WebSocketTest.send(.string("stored"), on: task)
+            return WebSocketTest.text(try await WebSocketTest.receive(task))
+        }
+        #expect(text == "stored")
+    }
+
     @Test func withoutATicketThe401EndsTheTaskWithGSSAPIsReason() async throws {
         let server = try await NegotiateTestServer.shared()
         let (error, status) = try await server.realm.withClient(ticket: false) {

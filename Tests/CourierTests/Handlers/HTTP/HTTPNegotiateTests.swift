@@ -14,13 +14,21 @@ struct HTTPNegotiateTests {
         var error: (any Error)?
     }
 
-    /// Runs a data task for `/data` with `delegate`, with or without the user's ticket.
-    private func fetch(ticket: Bool, delegate: NegotiateTestDelegate) async throws -> Outcome {
+    /// Runs a data task for `/data` with `delegate`, with or without the user's ticket, and with
+    /// `storedCredential` as the credential storage's default for the Negotiate space.
+    private func fetch(ticket: Bool, delegate: NegotiateTestDelegate, storedCredential: URLCredential? = nil) async throws -> Outcome {
         let server = try await NegotiateTestServer.shared()
         return try await server.realm.withClient(ticket: ticket) {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCache = nil
             configuration.connectionProxyDictionary = [:]
+            if let storedCredential {
+                let storage = URLCredentialStorage()
+                storage.setDefaultCredential(storedCredential, for: URLProtectionSpace(
+                    host: "127.0.0.1", port: server.port, protocol: "http", realm: nil,
+                    authenticationMethod: NSURLAuthenticationMethodNegotiate))
+                configuration.urlCredentialStorage = storage
+            }
             let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
             defer { session.invalidateAndCancel() }
             let task = session.dataTask(with: server.url("/data"))
@@ -44,5 +52,11 @@ struct HTTPNegotiateTests {
     @Test func defaultHandlingWithNoStoredCredentialKeepsThe401() async throws {
         let outcome = try await fetch(ticket: true, delegate: NegotiateTestDelegate(.performDefaultHandling, nil))
         #expect(outcome.status == 401 && outcome.error == nil && outcome.seen.challenges == [NSURLAuthenticationMethodNegotiate])
+    }
+
+    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+        let stored = URLCredential(user: KerberosTestRealm.user, password: "", persistence: .forSession)
+        let outcome = try await fetch(ticket: true, delegate: NegotiateTestDelegate(.performDefaultHandling, nil), storedCredential: stored)
+        #expect(outcome.status == 200 && outcome.error == nil)
     }
 }
