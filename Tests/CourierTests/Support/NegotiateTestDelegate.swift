@@ -18,10 +18,11 @@ final class NegotiateTestDelegate: NSObject, URLSessionWebSocketDelegate, URLSes
     let answer: (URLSession.AuthChallengeDisposition, URLCredential?)
     let seen = Locked(Seen())
 
-    /// Answers a first challenge with `disposition` and `credential` (the default: a credential
-    /// for the test realm's user; libcurl and Courier use the ticket cache, not its password).
+    /// Answers a first challenge with `disposition` and `credential` (the default: a credential for
+    /// another user than the ticket's, with a password: libcurl and Courier use the ticket cache,
+    /// not the credential, so the server still sees the ticket's user).
     init(_ disposition: URLSession.AuthChallengeDisposition = .useCredential,
-         _ credential: URLCredential? = URLCredential(user: KerberosTestRealm.user, password: "", persistence: .none)) {
+         _ credential: URLCredential? = URLCredential(user: "not-the-ticket-user", password: "unused", persistence: .none)) {
         answer = (disposition, credential)
     }
 

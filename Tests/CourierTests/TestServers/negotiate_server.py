@@ -12,7 +12,8 @@ Paths:
           Benchmarks/negotiate-part.sh).
 A request without an `Authorization: Negotiate` field, or with a token that is not accepted, is
 answered 401 with `WWW-Authenticate: Negotiate` and the body "negotiate required". An accepted
-token's answer carries the server's token (`WWW-Authenticate: Negotiate <token>`) when there is one.
+token's answer carries the server's token (`WWW-Authenticate: Negotiate <token>`) when there is one;
+the 101 names the client's principal in `X-Negotiate-Principal`.
 
 The chosen port is written to --port-file once the server listens. Runs until killed (the tests
 start it with a parent-death signal).
@@ -141,10 +142,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
-        self.upgrade(server_token)
+        self.upgrade(server_token, principal)
 
-    def upgrade(self, server_token):
-        """Answers a WebSocket handshake with 101 (and the server's token, if any), then echoes."""
+    def upgrade(self, server_token, principal=None):
+        """Answers a WebSocket handshake with 101 (with the server's token and the client's principal
+        in `X-Negotiate-Principal`, when authenticated), then echoes."""
         key = self.headers.get("Sec-WebSocket-Key", "")
         if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
             self.send_error(400)
@@ -156,6 +158,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Sec-WebSocket-Accept", accept_value)
         if server_token:
             self.send_header("WWW-Authenticate", "Negotiate " + base64.b64encode(server_token).decode())
+        if principal:
+            self.send_header("X-Negotiate-Principal", principal)
         self.end_headers()
         self.wfile.flush()
         self.echo()

@@ -15,10 +15,13 @@ struct WebSocketNegotiateTests {
         var data: Data?
         var error: (any Error)?
         var closeCode: URLSessionWebSocketTask.CloseCode
+        /// The principal the server authenticated (from the 101).
+        var principal: String?
         var seen: NegotiateTestDelegate.Seen
     }
 
-    @Test func withATicketTheHandshakeOpensEchoesAndClosesCleanly() async throws {
+    /// The delegate's credential names another user: the server sees the ticket's.
+    @Test func withATicketTheHandshakeOpensAsTheTicketsUserEchoesAndClosesCleanly() async throws {
         let server = try await NegotiateTestServer.shared()
         let echo = try await server.realm.withClient(ticket: true) {
             let delegate = NegotiateTestDelegate()
@@ -32,11 +35,14 @@ struct WebSocketNegotiateTests {
             let data = WebSocketTest.data(try await WebSocketTest.receive(task))
             task.cancel(with: .normalClosure, reason: nil)
             let error = try await delegate.completion()
-            return Echo(text: text, data: data, error: error, closeCode: task.closeCode, seen: delegate.seen.current)
+            let principal = (task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Negotiate-Principal")
+            return Echo(text: text, data: data, error: error, closeCode: task.closeCode, principal: principal,
+                        seen: delegate.seen.current)
         }
         #expect(echo.text == "kerberos" && echo.data == Data([0, 1, 2, 255]) && echo.error == nil
                 && echo.closeCode == .normalClosure && echo.seen.challenges == [NSURLAuthenticationMethodNegotiate]
-                && echo.seen.events == ["open", "close", "complete"])
+                && echo.seen.events == ["open", "close", "complete"]
+                && echo.principal == "\(KerberosTestRealm.user)@\(KerberosTestRealm.realm)")
     }
 
     @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {

@@ -38,7 +38,8 @@ struct HTTPNegotiateTests {
         }
     }
 
-    @Test func withATicketTheDelegatesCredentialGetsTheResource() async throws {
+    /// The delegate's credential names another user: the server sees the ticket's.
+    @Test func withATicketTheDelegatesCredentialGetsTheResourceAsTheTicketsUser() async throws {
         let outcome = try await fetch(ticket: true, delegate: NegotiateTestDelegate())
         #expect(outcome.status == 200 && outcome.error == nil && outcome.seen.challenges == [NSURLAuthenticationMethodNegotiate]
                 && String(decoding: outcome.seen.body, as: UTF8.self) == "hello \(KerberosTestRealm.user)@\(KerberosTestRealm.realm)")
