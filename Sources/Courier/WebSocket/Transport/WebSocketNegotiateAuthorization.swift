@@ -18,6 +18,7 @@ import Foundation
 /// Every GSS call's status is checked: a failure (no ticket, an unknown service principal, an
 /// unreachable KDC) throws a `URLError` carrying GSS's own major and minor messages
 /// (`gss_display_status`). The name, the context and every buffer are released on every path.
+/// GSS-API is MIT Kerberos' library, loaded at run time (`CGSSAPI`); without it the error says so.
 /// `gss_init_sec_context` may wait for the KDC, so callers make the token off the delegate's queue.
 enum WebSocketNegotiateAuthorization {
     /// The service of the target principal, as libcurl's default (`CURLOPT_SERVICE_NAME`).
@@ -37,41 +38,43 @@ enum WebSocketNegotiateAuthorization {
 
     /// The first SPNEGO token for the host-based service name `target` (`service@host`).
     private static func initialToken(target: String, url: URL?) throws(URLError) -> Data {
-        var minor: OM_uint32 = 0
-        var name: gss_name_t?
-        var nameBuffer = Array(target.utf8)
-        let imported = nameBuffer.withUnsafeMutableBytes { bytes in
-            var buffer = gss_buffer_desc(length: bytes.count, value: bytes.baseAddress)
-            return gss_import_name(&minor, &buffer, courier_gss_hostbased_service(), &name)
+        guard courier_gss_available() != 0 else {
+            let reason = courier_gss_load_error().map { String(cString: $0) } ?? "it could not be loaded"
+            throw URLError(.userAuthenticationRequired, url: url,
+                           description: "No Negotiate token could be made for \(target): MIT Kerberos' GSS-API library "
+                               + "(libgssapi_krb5.so.2, Debian's libgssapi-krb5-2) is not available: \(reason).")
+        }
+        var minor: courier_gss_status = 0
+        var name: courier_gss_name?
+        let imported = target.utf8CString.withUnsafeBufferPointer { bytes in
+            courier_gss_import_service_name(&minor, bytes.baseAddress, bytes.count - 1, &name)
+        }
+        defer {
+            var releaseMinor: courier_gss_status = 0
+            courier_gss_release_name(&releaseMinor, &name)
         }
         if courier_gss_is_error(imported) != 0 {
             throw failure("the service name \(target) could not be imported", major: imported, minor: minor, url: url)
         }
-        defer {
-            var releaseMinor: OM_uint32 = 0
-            gss_release_name(&releaseMinor, &name)
-        }
 
-        var context: gss_ctx_id_t?
+        var context: courier_gss_context?
         defer {
-            if context != nil {
-                var deleteMinor: OM_uint32 = 0
-                gss_delete_sec_context(&deleteMinor, &context, nil)
-            }
+            var deleteMinor: courier_gss_status = 0
+            courier_gss_delete_context(&deleteMinor, &context)
         }
-        var output = gss_buffer_desc(length: 0, value: nil)
+        var output = courier_gss_buffer(length: 0, value: nil)
         defer {
-            var releaseMinor: OM_uint32 = 0
-            gss_release_buffer(&releaseMinor, &output)
+            var releaseMinor: courier_gss_status = 0
+            courier_gss_release_buffer(&releaseMinor, &output)
         }
-        let flags = OM_uint32(GSS_C_MUTUAL_FLAG | GSS_C_REPLAY_FLAG)
-        let major = gss_init_sec_context(&minor, nil, &context, name, courier_gss_spnego_mechanism(), flags, 0,
-                                         nil, nil, nil, &output, nil, nil)
+        // libcurl's flags: mutual authentication and replay detection.
+        let flags = courier_gss_flag_mutual | courier_gss_flag_replay
+        let major = courier_gss_init_spnego_context(&minor, &context, name, flags, &output)
         if courier_gss_is_error(major) != 0 {
             throw failure("no Negotiate token could be made for \(target)", major: major, minor: minor, url: url,
                           detail: kerberosCredentialProblem())
         }
-        guard major == 0 || major == courier_gss_continue_needed(), output.length > 0, let bytes = output.value else {
+        guard major == 0 || major == courier_gss_continue_needed, output.length > 0, let bytes = output.value else {
             throw URLError(.userAuthenticationRequired, url: url,
                            description: "No Negotiate token could be made for \(target): GSS-API returned no token (status \(major)).")
         }
@@ -80,9 +83,10 @@ enum WebSocketNegotiateAuthorization {
 
     /// A `userAuthenticationRequired` error whose description has GSS's messages for `major`
     /// (the routine's) and `minor` (the mechanism's), then `detail`.
-    private static func failure(_ what: String, major: OM_uint32, minor: OM_uint32, url: URL?, detail: String? = nil) -> URLError {
-        var text = "\(what): \(statusMessages(major, type: GSS_C_GSS_CODE).joined(separator: "; "))"
-        let mechanism = minor == 0 ? [] : statusMessages(minor, type: GSS_C_MECH_CODE)
+    private static func failure(_ what: String, major: courier_gss_status, minor: courier_gss_status, url: URL?,
+                                detail: String? = nil) -> URLError {
+        var text = "\(what): \(statusMessages(major, type: courier_gss_code_routine).joined(separator: "; "))"
+        let mechanism = minor == 0 ? [] : statusMessages(minor, type: courier_gss_code_mechanism)
         if !mechanism.isEmpty { text += " (\(mechanism.joined(separator: "; ")))" }
         if let detail { text += ". Kerberos: \(detail)" }
         return URLError(.userAuthenticationRequired, url: url, description: "\(text.prefix(1).uppercased())\(text.dropFirst()).")
@@ -92,33 +96,31 @@ enum WebSocketNegotiateAuthorization {
     /// missing ticket only as "cannot find mechanisms to negotiate"; acquiring the Kerberos
     /// mechanism's own credential says what is wrong (no ticket cache, an expired ticket).
     private static func kerberosCredentialProblem() -> String? {
-        var minor: OM_uint32 = 0
-        var credential: gss_cred_id_t?
-        var mechanisms = gss_OID_set_desc(count: 1, elements: courier_gss_krb5_mechanism())
-        let major = gss_acquire_cred(&minor, nil, 0, &mechanisms, Int32(GSS_C_INITIATE), &credential, nil, nil)
-        if credential != nil {
-            var releaseMinor: OM_uint32 = 0
-            gss_release_cred(&releaseMinor, &credential)
-        }
+        var minor: courier_gss_status = 0
+        var credential: courier_gss_credential?
+        let major = courier_gss_acquire_krb5_initiator(&minor, &credential)
+        var releaseMinor: courier_gss_status = 0
+        courier_gss_release_credential(&releaseMinor, &credential)
         guard courier_gss_is_error(major) != 0 else { return nil }
-        let messages = minor == 0 ? statusMessages(major, type: GSS_C_GSS_CODE) : statusMessages(minor, type: GSS_C_MECH_CODE)
+        let messages = minor == 0 ? statusMessages(major, type: courier_gss_code_routine)
+            : statusMessages(minor, type: courier_gss_code_mechanism)
         return messages.joined(separator: "; ")
     }
 
-    /// The messages `gss_display_status` gives for `status` of `type` (`GSS_C_GSS_CODE` or
-    /// `GSS_C_MECH_CODE`); a bounded loop, each buffer released.
-    static func statusMessages(_ status: OM_uint32, type: Int32) -> [String] {
+    /// The messages `gss_display_status` gives for `status` of `type` (`courier_gss_code_routine` or
+    /// `courier_gss_code_mechanism`); a bounded loop, each buffer released.
+    static func statusMessages(_ status: courier_gss_status, type: Int32) -> [String] {
         var messages: [String] = []
-        var messageContext: OM_uint32 = 0
+        var messageContext: courier_gss_status = 0
         for _ in 0..<8 {
-            var minor: OM_uint32 = 0
-            var buffer = gss_buffer_desc(length: 0, value: nil)
-            let major = gss_display_status(&minor, status, type, nil, &messageContext, &buffer)
+            var minor: courier_gss_status = 0
+            var buffer = courier_gss_buffer(length: 0, value: nil)
+            let major = courier_gss_display_status(&minor, status, type, &messageContext, &buffer)
             if courier_gss_is_error(major) == 0, let value = buffer.value, buffer.length > 0 {
                 let message = String(decoding: UnsafeRawBufferPointer(start: value, count: buffer.length), as: UTF8.self)
                 messages.append(message.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            gss_release_buffer(&minor, &buffer)
+            courier_gss_release_buffer(&minor, &buffer)
             if courier_gss_is_error(major) != 0 || messageContext == 0 { break }
         }
         return messages.isEmpty ? ["GSS-API status \(status)"] : messages
