@@ -89,6 +89,7 @@ do {
     switch options.measurement {
     case "round-trips": try await roundTrips()
     case "throughput": try await throughput()
+    case "handshakes": try await handshakes(url: url, count: options.count, warmup: options.warmup)
     default: try await idle()
     }
 } catch {

@@ -8,12 +8,16 @@
 //   idle         [--count N]               N connections opened (each answered a ping) and held:
 //                                          peak RSS and KiB per connection ((RSS after − RSS
 //                                          before) ÷ N)
+//   handshakes   [--count N]               N connections opened one after another (each answered a
+//                                          ping, then closed): handshakes/s. Courier's client only;
+//                                          it answers authentication challenges (Negotiate with the
+//                                          ambient Kerberos ticket: Benchmarks/negotiate-part.sh)
 // Output: `RESULT <name> <value> <unit>` lines on standard output (Benchmarks/run.sh's format).
 import Foundation
 
 /// The measurement and its parameters, from the command line.
 public struct BenchOptions: Sendable {
-    /// `round-trips`, `throughput` or `idle`.
+    /// `round-trips`, `throughput`, `idle` or `handshakes`.
     public var measurement: String
     /// The echo server.
     public var url: String
@@ -52,6 +56,8 @@ public struct BenchOptions: Sendable {
             if options.size == 0 { options.size = 1 << 20 }
         case "idle":
             if options.count == 0 { options.count = 1000 }
+        case "handshakes":
+            if options.count == 0 { options.count = 200 }
         default:
             usage()
         }
@@ -60,7 +66,7 @@ public struct BenchOptions: Sendable {
     }
 
     private static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: ws-bench-<client> round-trips|throughput|idle --url URL [--count N] [--warmup N] [--window N] [--size BYTES]\n".utf8))
+        FileHandle.standardError.write(Data("usage: ws-bench-<client> round-trips|throughput|idle|handshakes --url URL [--count N] [--warmup N] [--window N] [--size BYTES]\n".utf8))
         exit(2)
     }
 
@@ -104,6 +110,11 @@ public func reportRoundTrips(count: Int, seconds: Double) {
 /// Reports the throughput of `count` messages of `size` bytes echoed in `seconds`.
 public func reportThroughput(count: Int, size: Int, seconds: Double) {
     emitResult("throughput", Double(count) * Double(size) / seconds / 1e6, "MB/s")
+}
+
+/// Reports the rate of `count` handshakes (each connection opened, pinged and closed) in `seconds`.
+public func reportHandshakes(count: Int, seconds: Double) {
+    emitResult("handshakes", Double(count) / seconds, "per-second")
 }
 
 /// Reports the idle measurement: `baseline` was the RSS (KiB) before the `count` connections

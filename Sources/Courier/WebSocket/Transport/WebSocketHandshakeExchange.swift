@@ -64,11 +64,22 @@ enum WebSocketHandshakeExchange {
 
     /// The authentication methods a handshake can answer a 401 with: those whose `Authorization`
     /// Courier writes itself.
-    static let serverAuthenticationMethods: Set<String> = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest]
+    static let serverAuthenticationMethods: Set<String> = [
+        NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+        NSURLAuthenticationMethodNegotiate,
+    ]
 
-    /// The `Authorization` value that answers a 401 with `credential` for `method` (Basic, or Digest
-    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`); `nil` when it cannot be made.
-    static func authorization(for credential: URLCredential, method: String, challenge: String?, httpURL: URL) -> String? {
+    /// The `Authorization` value that answers a 401 with `credential` for `method` (Basic, Digest
+    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`, or Negotiate from the ambient
+    /// Kerberos ticket cache, as libcurl does: the credential only says to answer); `nil` when it
+    /// cannot be made.
+    /// - Throws: what ``WebSocketNegotiateAuthorization`` throws when GSS-API makes no token
+    ///   (`url`: the task's URL, the error's failing URL).
+    static func authorization(for credential: URLCredential, method: String, challenge: String?, httpURL: URL,
+                              url: URL? = nil) throws(URLError) -> String? {
+        if method == NSURLAuthenticationMethodNegotiate {
+            return try WebSocketNegotiateAuthorization.value(for: httpURL, url: url ?? httpURL)
+        }
         guard let user = credential.user else { return nil }
         let password = credential.password ?? ""
         switch method {

@@ -1,6 +1,6 @@
 import Foundation
 
-// The handshake's authentication challenges: a server's 401 (Basic, Digest) and a proxy's 407 to
+// The handshake's authentication challenges: a server's 401 (Basic, Digest, Negotiate) and a proxy's 407 to
 // the tunnel's CONNECT, presented to the task's delegate as for a data task (``HTTPAuthentication``
 // keeps the protection spaces, failure counts and chosen credentials). While the delegate decides
 // the stage is `challenging` and no connection is open; an answer with a credential connects again.
@@ -28,12 +28,8 @@ extension WebSocketURLProtocol {
         guard lock.withLock({ if case .challenging = stage { return true } else { return false } }) else { return }
         switch authentication.resolve(answer, environment: environment) {
         case .retry:
-            let challenge = lock.withLock { serverChallenge }
-            let authorization = authentication.serverCredential.flatMap {
-                WebSocketHandshakeExchange.authorization(for: $0.credential, method: $0.method, challenge: challenge, httpURL: httpURL)
-            }
-            lock.withLock { serverAuthorization = authorization }
-            connect(to: httpURL)
+            // A Negotiate token may wait for the KDC: it is made off the delegate's queue.
+            DispatchQueue.global().async { [self] in retry(httpURL: httpURL) }
         case .nextSpace:
             presentAuthenticationChallenge(httpURL: httpURL)
         case .giveUp:
@@ -44,6 +40,24 @@ extension WebSocketURLProtocol {
         }
     }
 
+    /// Connects again with the `Authorization` made from the chosen credential; when it cannot be
+    /// made (GSS-API has no Negotiate token), the 401 ends the load with that reason.
+    private func retry(httpURL: URL) {
+        let challenge = lock.withLock { serverChallenge }
+        let authorization: String?
+        do {
+            authorization = try authentication.serverCredential.flatMap { chosen throws(URLError) in
+                try WebSocketHandshakeExchange.authorization(for: chosen.credential, method: chosen.method, challenge: challenge,
+                                                             httpURL: httpURL, url: request.url)
+            }
+        } catch {
+            endWithoutToken(error)
+            return
+        }
+        lock.withLock { serverAuthorization = authorization }
+        connect(to: httpURL)
+    }
+
     /// Ends the load with the 401 or 407 that was not answered: it becomes the task's response, and
     /// the task fails as for any answer other than 101.
     private func endWithFailureResponse() {
@@ -52,6 +66,19 @@ extension WebSocketURLProtocol {
         fail(URLError(.badServerResponse, url: request.url,
                       description: "The WebSocket handshake failed: the \(response.statusCode == 407 ? "proxy" : "server") "
                           + "answered with status \(response.statusCode) and no credential was accepted."))
+    }
+
+    /// Ends the load with the 401 being answered when no `Authorization` could be made for the
+    /// chosen credential (`reason`: GSS-API made no Negotiate token): the 401 becomes the task's
+    /// response, and the error says why (`reason` is its underlying error).
+    private func endWithoutToken(_ reason: URLError) {
+        let response = lock.withLock { serverChallengeResponse }
+        guard stopChallenging() else { return }
+        if let response { client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed) }
+        fail(URLError(.badServerResponse, url: request.url,
+                      description: "The WebSocket handshake failed: the server answered with status \(response?.statusCode ?? 401) "
+                          + "and no credential could be sent. \(reason.localizedDescription)",
+                      underlying: reason))
     }
 
     /// Moves from challenging to stopped; `false` when the load moved on (it was stopped).

@@ -11,14 +11,16 @@ import Foundation
 /// server whose certificate fails verification (accepted servers are pinned, for the session, as
 /// for https); failures. Cookies the answer sets are stored.
 ///
-/// Authentication is a data task's (``HTTPAuthentication``): a 401 with a Basic or Digest offer, or
+/// Authentication is a data task's (``HTTPAuthentication``): a 401 with a Basic, Digest or Negotiate offer, or
 /// a proxy's 407 to the CONNECT that opens the tunnel, becomes a challenge for the task's delegate
 /// (`urlSession(_:task:didReceive:completionHandler:)`), one per protection space; default handling
 /// uses the credential storage's default credential once, and a credential given with a
 /// persistence is stored once the server (or proxy) accepted it. Each answer with a credential is
-/// sent on a new connection: the server's in an `Authorization` Courier writes (Basic, or Digest
-/// with ``WebSocketDigestAuthorization``), the proxy's through libcurl. A refused or cancelled
-/// challenge ends the task as any other answer than 101 does (`response` keeps the 401 or 407).
+/// sent on a new connection: the server's in an `Authorization` Courier writes (Basic, Digest
+/// with ``WebSocketDigestAuthorization``, or Negotiate with ``WebSocketNegotiateAuthorization``
+/// from the ambient Kerberos ticket cache, as libcurl does for a data task), the proxy's through
+/// libcurl. A refused or cancelled challenge, or a Negotiate token GSS-API cannot make, ends the
+/// task as any other answer than 101 does (`response` keeps the 401 or 407).
 ///
 /// Started, stopped and answered from any thread: its state is under `lock`
 /// (``HandlerCapabilities/concurrentStartStop``).
@@ -45,6 +47,8 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
     var serverAuthorization: String?
     /// The `WWW-Authenticate` value of the 401 being answered (its Digest parameters).
     var serverChallenge: String?
+    /// The 401 being answered: the task's response if no `Authorization` can be made for it.
+    var serverChallengeResponse: HTTPURLResponse?
     /// The 401 and 407 challenges and the credentials chosen for them.
     let authentication = HTTPAuthentication()
 
@@ -230,6 +234,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
                 guard case .opened(let current) = stage, current === transport else { return false }
                 stage = .challenging
                 serverChallenge = response.value(forHTTPHeaderField: "WWW-Authenticate")
+                serverChallengeResponse = response
                 return true
             }
             transport.abort()

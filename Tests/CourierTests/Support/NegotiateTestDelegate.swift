@@ -1,0 +1,61 @@
+import Foundation
+@testable import Courier
+
+/// The delegate of the Negotiate tests (data and WebSocket tasks): answers each authentication
+/// challenge with ``answer`` while its previous failure count is 0 and performs default handling
+/// after that, and records the challenges' methods, the body, the WebSocket events and the
+/// completion.
+final class NegotiateTestDelegate: NSObject, URLSessionWebSocketDelegate, URLSessionDataDelegate, @unchecked Sendable {
+    /// What the task told the delegate.
+    struct Seen: Sendable {
+        var challenges: [String] = []
+        var body = Data()
+        var events: [String] = []
+        var completed: [(any Error)?] = []
+    }
+
+    /// The first answer to a challenge.
+    let answer: (URLSession.AuthChallengeDisposition, URLCredential?)
+    let seen = Locked(Seen())
+
+    /// Answers a first challenge with `disposition` and `credential` (the default: a credential for
+    /// another user than the ticket's, with a password: libcurl and Courier use the ticket cache,
+    /// not the credential, so the server still sees the ticket's user).
+    init(_ disposition: URLSession.AuthChallengeDisposition = .useCredential,
+         _ credential: URLCredential? = URLCredential(user: "not-the-ticket-user", password: "unused", persistence: .none)) {
+        answer = (disposition, credential)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        seen.withLock { $0.challenges.append(challenge.protectionSpace.authenticationMethod) }
+        if challenge.previousFailureCount == 0 {
+            completionHandler(answer.0, answer.1)
+        } else {
+            completionHandler(.performDefaultHandling, nil)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        seen.withLock { $0.body.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?) {
+        seen.withLock { $0.events.append("open") }
+    }
+
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+                    didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+        seen.withLock { $0.events.append("close") }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        seen.withLock { $0.completed.append(error); $0.events.append("complete") }
+    }
+
+    /// Waits (bounded) for the completion and returns its error.
+    func completion() async throws -> (any Error)? {
+        guard await waitUntil({ !self.seen.current.completed.isEmpty }) else { throw TestTimeout(what: "the task's completion") }
+        return seen.current.completed[0]
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import Courier
+import CMallocInfo
+
+/// Negotiate (SPNEGO with Kerberos, RFC 4559) in the WebSocket opening handshake, against the
+/// tests' own KDC (``KerberosTestRealm``) and a pyspnego server (``NegotiateTestServer``): the 401's
+/// Negotiate offer goes to the task's delegate as for a data task, and the answer's token comes
+/// from the ambient ticket cache.
+@Suite("WebSocket Negotiate", .serialized)
+struct WebSocketNegotiateTests {
+    /// What an echo exchange over an opened WebSocket gave.
+    private struct Echo: Sendable {
+        var text: String?
+        var data: Data?
+        var error: (any Error)?
+        var closeCode: URLSessionWebSocketTask.CloseCode
+        /// The principal the server authenticated (from the 101).
+        var principal: String?
+        var seen: NegotiateTestDelegate.Seen
+    }
+
+    /// The delegate's credential names another user: the server sees the ticket's.
+    @Test func withATicketTheHandshakeOpensAsTheTicketsUserEchoesAndClosesCleanly() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let echo = try await server.realm.withClient(ticket: true) {
+            let delegate = NegotiateTestDelegate()
+            let session = WebSocketTest.session(delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            task.resume()
+            try await WebSocketTest.send(.string("kerberos"), on: task)
+            let text = WebSocketTest.text(try await WebSocketTest.receive(task))
+            try await WebSocketTest.send(.data(Data([0, 1, 2, 255])), on: task)
+            let data = WebSocketTest.data(try await WebSocketTest.receive(task))
+            task.cancel(with: .normalClosure, reason: nil)
+            let error = try await delegate.completion()
+            let principal = (task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Negotiate-Principal")
+            return Echo(text: text, data: data, error: error, closeCode: task.closeCode, principal: principal,
+                        seen: delegate.seen.current)
+        }
+        #expect(echo.text == "kerberos" && echo.data == Data([0, 1, 2, 255]) && echo.error == nil
+                && echo.closeCode == .normalClosure && echo.seen.challenges == [NSURLAuthenticationMethodNegotiate]
+                && echo.seen.events == ["open", "close", "complete"]
+                && echo.principal == "\(KerberosTestRealm.user)@\(KerberosTestRealm.realm)")
+    }
+
+    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let text = try await server.realm.withClient(ticket: true) {
+            let storage = URLCredentialStorage()
+            let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: nil,
+                                           authenticationMethod: NSURLAuthenticationMethodNegotiate)
+            storage.setDefaultCredential(URLCredential(user: KerberosTestRealm.user, password: "", persistence: .forSession), for: space)
+            let session = WebSocketTest.session(delegate: NegotiateTestDelegate(.performDefaultHandling, nil)) {
+                $0.urlCredentialStorage = storage
+            }
+            defer { session.invalidateAndCancel() }
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            task.resume()
+            try await WebSocketTest.send(.string("stored"), on: task)
+            return WebSocketTest.text(try await WebSocketTest.receive(task))
+        }
+        #expect(text == "stored")
+    }
+
+    @Test func withoutATicketThe401EndsTheTaskWithGSSAPIsReason() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let (error, status) = try await server.realm.withClient(ticket: false) {
+            let delegate = NegotiateTestDelegate()
+            let session = WebSocketTest.session(delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            task.resume()
+            let error = try await delegate.completion() as? URLError
+            return (error, (task.response as? HTTPURLResponse)?.statusCode)
+        }
+        let underlying = error?.userInfo[NSUnderlyingErrorKey] as? URLError
+        #expect(error?.code == .badServerResponse && status == 401 && underlying?.code == .userAuthenticationRequired
+                && error?.localizedDescription.contains("No Kerberos credentials available") == true)
+    }
+
+    @Test func aTokenForTheServerIsAnInitialContextToken() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let value = try await server.realm.withClient(ticket: true) {
+            try WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: server.url("/ws", webSocket: true))
+        }
+        // RFC 2743 §3.1: an initial context token starts with the application tag 0x60.
+        let token = value.hasPrefix("Negotiate ") ? Data(base64Encoded: String(value.dropFirst("Negotiate ".count))) : nil
+        #expect(token?.first == 0x60)
+    }
+
+    @Test func anUnknownServicePrincipalIsAClearURLError() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let url = server.url("/ws", webSocket: true)
+        let error = try await server.realm.withClient(ticket: true) { () -> URLError? in
+            do {
+                _ = try WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: url, service: "courier-unknown")
+                return nil
+            } catch let error as URLError {
+                return error
+            }
+        }
+        #expect(error?.code == .userAuthenticationRequired && error?.failingURL == url
+                && error?.localizedDescription.contains("courier-unknown/127.0.0.1@COURIER.TEST not found in Kerberos database") == true)
+    }
+
+    @Test func anUnreachableKDCIsAClearURLError() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let url = server.url("/ws", webSocket: true)
+        // A service whose ticket is not in the cache yet, so GSS-API must ask the (missing) KDC.
+        let error = try await server.realm.withClient(ticket: true, kdcReachable: false) { () -> URLError? in
+            do {
+                _ = try WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: url, service: "courier-unreachable")
+                return nil
+            } catch let error as URLError {
+                return error
+            }
+        }
+        #expect(error?.code == .userAuthenticationRequired
+                && error?.localizedDescription.contains("Cannot contact any KDC for realm 'COURIER.TEST'") == true)
+    }
+
+    /// Every GSS name, context, credential and buffer is released: tokens made and failures
+    /// reported many times over leave the heap where it was (a leak of the smallest, the token's
+    /// own buffer of about 600 bytes, would grow it by more than 300 KiB here).
+    @Test func tokensAndFailuresLeaveTheHeapWhereItWas() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let growth = try await server.realm.withClient(ticket: true) {
+            func round() {
+                _ = try? WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: nil)
+                _ = try? WebSocketNegotiateAuthorization.value(for: server.url("/ws"), url: nil, service: "courier-unknown")
+            }
+            for _ in 0..<50 { round() }
+            let baseline = Int(mallinfo2().uordblks)
+            for _ in 0..<500 { round() }
+            return Int(mallinfo2().uordblks) - baseline
+        }
+        #expect(growth < 128 << 10, "the heap grew by \(growth >> 10) KiB over 500 tokens and 500 failures")
+    }
+}
