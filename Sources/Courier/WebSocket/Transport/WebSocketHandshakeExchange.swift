@@ -64,10 +64,12 @@ enum WebSocketHandshakeExchange {
 
     /// The authentication methods a handshake can answer a 401 with: those whose `Authorization`
     /// Courier writes itself.
-    static let serverAuthenticationMethods: Set<String> = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest]
+    static let serverAuthenticationMethods: Set<String> = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+                                                           NSURLAuthenticationMethodNTLM]
 
-    /// The `Authorization` value that answers a 401 with `credential` for `method` (Basic, or Digest
-    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`); `nil` when it cannot be made.
+    /// The `Authorization` value that answers a 401 with `credential` for `method` (Basic, Digest
+    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`, or NTLM's first message, whose
+    /// exchange ``WebSocketURLProtocol`` continues on the connection); `nil` when it cannot be made.
     static func authorization(for credential: URLCredential, method: String, challenge: String?, httpURL: URL) -> String? {
         guard let user = credential.user else { return nil }
         let password = credential.password ?? ""
@@ -78,6 +80,8 @@ enum WebSocketHandshakeExchange {
             guard let challenge else { return nil }
             return WebSocketDigestAuthorization.value(challenge: challenge, user: user, password: password, method: "GET",
                                                       uri: requestTarget(of: httpURL))
+        case NSURLAuthenticationMethodNTLM:
+            return WebSocketNTLMAuthorization.negotiate
         default:
             return nil
         }
