@@ -155,7 +155,8 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierAgentCore", "CMallocInfo", .product(name: "Logging", package: "swift-log")],
             // Test servers the tests start as processes (found through #filePath, not bundled).
-            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py"],
+            exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py",
+                      "TestServers/ntlm_server.py"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Loads the plugins above from a directory, as an app would: they are not linked in. The kit
