@@ -96,7 +96,7 @@ struct WebSocketNTLMTests {
         let storage = URLCredentialStorage()
         let space = URLProtectionSpace(host: "127.0.0.1", port: server.httpPort, protocol: "http", realm: nil,
                                        authenticationMethod: NSURLAuthenticationMethodNTLM)
-        storage.setDefaultCredential(Self.user, for: space)
+        storage.setDefaultCredential(URLCredential(user: "user", password: "secret", persistence: .forSession), for: space)
         let answerer = WebSocketChallengeAnswerer([(.performDefaultHandling, nil)])
         let session = WebSocketTest.session(delegate: answerer) { $0.urlCredentialStorage = storage }
         defer { session.invalidateAndCancel() }

@@ -61,7 +61,7 @@ struct HTTPNTLMAuthTests {
         let storage = URLCredentialStorage()
         let space = URLProtectionSpace(host: "127.0.0.1", port: server.httpPort, protocol: "http", realm: nil,
                                        authenticationMethod: NSURLAuthenticationMethodNTLM)
-        storage.setDefaultCredential(Self.alice, for: space)
+        storage.setDefaultCredential(URLCredential(user: "EXAMPLE\\alice", password: "wonderland", persistence: .forSession), for: space)
         let session = Self.session(nil, storage: storage)
         defer { session.invalidateAndCancel() }
         #expect(try await Self.load(session).get() == ("authenticated EXAMPLE\\alice", 200))
