@@ -18,6 +18,8 @@ Paths:
                handshake; the CHALLENGE's 401 has a Content-Length body
   /ws-chunked  as /ws, the CHALLENGE's 401 body is chunked (in two chunks and a trailer field)
   /ws-close    as /ws, but the CHALLENGE's 401 says Connection: close and the server closes
+  /ws-open     WebSocket without authentication; /ws-basic with Basic (user:secret) instead of NTLM
+               (the benchmark's comparisons, Benchmarks/websocket-auth-part.sh)
 """
 import base64
 import hashlib
@@ -52,6 +54,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path.split("?", 1)[0]
         authorization = self.headers.get("Authorization", "")
+        if path == "/ws-open":
+            return self.upgrade()
+        if path == "/ws-basic":
+            if authorization == "Basic " + base64.b64encode(b"user:secret").decode():
+                return self.upgrade()
+            return self.unauthorized('Basic realm="ntlm-server"')
         if not authorization.upper().startswith("NTLM "):
             return self.unauthorized()
         try:
@@ -83,10 +91,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def unauthorized(self):
-        body = b"NTLM authentication required\n"
+    def unauthorized(self, offer="NTLM"):
+        body = b"authentication required\n"
         self.send_response(401)
-        self.send_header("WWW-Authenticate", "NTLM")
+        self.send_header("WWW-Authenticate", offer)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

@@ -8,6 +8,10 @@
 //   idle         [--count N]               N connections opened (each answered a ping) and held:
 //                                          peak RSS and KiB per connection ((RSS after − RSS
 //                                          before) ÷ N)
+//   handshakes   [--count N] [--user U:P]  N connections opened (handshake, a ping answered) and
+//                                          closed one after another, a 401 answered with U:P (any
+//                                          scheme the server offers): handshakes/s. Courier's
+//                                          client only (Benchmarks/websocket-auth-part.sh)
 // Output: `RESULT <name> <value> <unit>` lines on standard output (Benchmarks/run.sh's format).
 import Foundation
 
@@ -25,6 +29,8 @@ public struct BenchOptions: Sendable {
     public var window: Int
     /// Bytes per message.
     public var size: Int
+    /// `user:password` for the server's 401 (`handshakes`), empty for none.
+    public var user = ""
 
     /// Reads the options; exits with a usage line when they are wrong.
     public static func parse(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> BenchOptions {
@@ -39,6 +45,7 @@ public struct BenchOptions: Sendable {
             case "--warmup": options.warmup = Int(value) ?? 0
             case "--window": options.window = max(1, Int(value) ?? 1)
             case "--size": options.size = Int(value) ?? 0
+            case "--user": options.user = value
             default: usage()
             }
             index += 2
@@ -52,6 +59,8 @@ public struct BenchOptions: Sendable {
             if options.size == 0 { options.size = 1 << 20 }
         case "idle":
             if options.count == 0 { options.count = 1000 }
+        case "handshakes":
+            if options.count == 0 { options.count = 200 }
         default:
             usage()
         }
@@ -60,7 +69,7 @@ public struct BenchOptions: Sendable {
     }
 
     private static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: ws-bench-<client> round-trips|throughput|idle --url URL [--count N] [--warmup N] [--window N] [--size BYTES]\n".utf8))
+        FileHandle.standardError.write(Data("usage: ws-bench-<client> round-trips|throughput|idle|handshakes --url URL [--count N] [--warmup N] [--window N] [--size BYTES] [--user U:P]\n".utf8))
         exit(2)
     }
 
@@ -94,6 +103,11 @@ public func statusKiB(_ field: String) -> Int {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
     return 0
+}
+
+/// Reports the rate of `count` handshakes that took `seconds`.
+public func reportHandshakes(count: Int, seconds: Double) {
+    emitResult("handshakes", Double(count) / seconds, "per-second")
 }
 
 /// Reports the round-trip rate of `count` round trips that took `seconds`.

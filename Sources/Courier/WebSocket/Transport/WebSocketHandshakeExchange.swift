@@ -8,7 +8,9 @@ import Foundation
 /// stored cookies when it sends no `Cookie` of its own, Basic credentials from the URL's user info
 /// or the credential storage when it sends no `Authorization` of its own, and the upgrade's fields
 /// (``WebSocketHandshakeRequest/headerFields(key:protocols:url:)``), which replace fields of the
-/// same names.
+/// same names. After a 401 the `Authorization` is one Courier writes (``authorization(for:method:challenge:httpURL:)``):
+/// Basic, Digest, or NTLM's NEGOTIATE and then, on the same connection, its AUTHENTICATE
+/// (``WebSocketNTLMAuthorization``; ``WebSocketURLProtocol`` runs that exchange).
 enum WebSocketHandshakeExchange {
     /// The longest response head read before the handshake fails.
     static let maximumHeadLength = 64 * 1024
