@@ -18,6 +18,7 @@ Paths:
                handshake; the CHALLENGE's 401 has a Content-Length body
   /ws-chunked  as /ws, the CHALLENGE's 401 body is chunked (in two chunks and a trailer field)
   /ws-close    as /ws, but the CHALLENGE's 401 says Connection: close and the server closes
+  /ws-garbage  as /ws, but the CHALLENGE is three zero bytes (not an NTLM message)
   /ws-open     WebSocket without authentication; /ws-basic with Basic (user:secret) instead of NTLM
                (the benchmark's comparisons, Benchmarks/websocket-auth-part.sh)
 """
@@ -70,6 +71,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if message_type == b"\x01\x00\x00\x00":
             self.ntlm = spnego.server(protocol="ntlm", options=spnego.NegotiateOptions.use_ntlm)
             challenge = self.ntlm.step(token)
+            if path == "/ws-garbage":
+                challenge = b"\x00\x00\x00"
             return self.challenge(path, base64.b64encode(challenge).decode())
         if message_type != b"\x03\x00\x00\x00" or self.ntlm is None:
             return self.unauthorized()

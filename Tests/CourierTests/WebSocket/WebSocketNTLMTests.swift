@@ -10,11 +10,13 @@ struct WebSocketNTLMTests {
 
     /// Opens `path` (ws, or wss with `secure`) with `answerer`; the task after one echo round trip
     /// (`nil` echo when the task failed instead).
-    private func open(_ path: String, secure: Bool = false,
-                      answerer: WebSocketChallengeAnswerer) async throws -> (echoed: String?, task: URLSessionWebSocketTask, session: URLSession) {
+    private func open(_ path: String, secure: Bool = false, answerer: WebSocketChallengeAnswerer,
+                      configure: @escaping (URLSessionConfiguration) -> Void = { _ in })
+        async throws -> (echoed: String?, task: URLSessionWebSocketTask, session: URLSession) {
         let server = try await NTLMTestServer.shared()
         let session = WebSocketTest.session(delegate: answerer) { configuration in
             configuration.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
+            configure(configuration)
         }
         let task = session.webSocketTask(with: server.url(path, scheme: secure ? "wss" : "ws"))
         task.resume()
@@ -74,6 +76,26 @@ struct WebSocketNTLMTests {
         let error = (answerer.completed.current.first ?? nil) as? URLError
         #expect(echoed == nil && error?.code == .userAuthenticationRequired && error?.failingURL?.scheme == "ws"
                 && (task.response as? HTTPURLResponse)?.statusCode == 401)
+    }
+
+    @Test func aChallengeThatIsNotAnNTLMMessageEndsTheTaskWithThe401() async throws {
+        let answerer = WebSocketChallengeAnswerer([(.useCredential, Self.user)])
+        let (echoed, task, session) = try await open("/ws-garbage", answerer: answerer)
+        defer { session.invalidateAndCancel() }
+        let error = (answerer.completed.current.first ?? nil) as? URLError
+        #expect(echoed == nil && error?.code == .badServerResponse && (task.response as? HTTPURLResponse)?.statusCode == 401)
+    }
+
+    @Test func theExchangeStaysOnOneConnectionThroughAProxyTunnel() async throws {
+        let proxy = try ForwardProxy(.http)
+        defer { proxy.stop() }
+        let answerer = WebSocketChallengeAnswerer([(.useCredential, Self.user)])
+        let (echoed, _, session) = try await open("/ws", answerer: answerer) {
+            $0.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port]
+        }
+        defer { session.invalidateAndCancel() }
+        // The first connection got the 401 that started the challenge; the second carried NTLM.
+        #expect(echoed == "over ntlm" && proxy.requests.filter { $0.method == "CONNECT" }.count == 2)
     }
 
     @Test func aDomainUserAuthenticates() async throws {
