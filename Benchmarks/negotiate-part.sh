@@ -15,7 +15,7 @@
 #
 # Knobs (defaults in brackets):
 #   BENCH_NEG_REPS [5]                 repetitions
-#   BENCH_NEG_HANDSHAKES [200]         handshakes per run (after 20 not counted)
+#   BENCH_NEG_HANDSHAKES [200]         handshakes per run (after 10 not counted)
 #   BENCH_TIMEOUT [120]                seconds one run may take
 set -euo pipefail
 
@@ -102,9 +102,9 @@ declare -A NEG
 
 # run ENDPOINT: one run of the client against /ENDPOINT; appends its numbers to NEG.
 run() {
-    local endpoint="$1" out perf=() handshakes=$((NEG_COUNT + 20))
+    local endpoint="$1" out perf=() handshakes=$((NEG_COUNT + 10))
     [ "$NEG_PERF" = 1 ] && perf=(perf stat -x, -e task-clock,context-switches -o "$NEG_WORK/perf")
-    out="$(timeout "$NEG_TIMEOUT" "${perf[@]}" "$NEG_CLIENT" handshakes --url "ws://127.0.0.1:$NEG_PORT/$endpoint" --count "$NEG_COUNT")"
+    out="$(timeout "$NEG_TIMEOUT" "${perf[@]}" "$NEG_CLIENT" handshakes --url "ws://127.0.0.1:$NEG_PORT/$endpoint" --count "$NEG_COUNT" --user bench:)"
     NEG["$endpoint:rate"]+="$(awk '/^RESULT handshakes /{print $3}' <<<"$out") "
     if [ "$NEG_PERF" = 1 ]; then
         NEG["$endpoint:cpu"]+="$(awk -F, -v n="$handshakes" '$3 == "task-clock" { printf "%.1f", $1 * 1000 / n }' "$NEG_WORK/perf") "

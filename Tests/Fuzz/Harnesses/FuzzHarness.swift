@@ -18,6 +18,7 @@ struct FuzzHarness: Sendable {
         FuzzHarness(name: "plugin-manifest", run: PluginManifestHarness.run),
         FuzzHarness(name: "known-hosts", run: KnownHostsHarness.run),
         FuzzHarness(name: "websocket-frames", run: WebSocketFramesHarness.run),
+        FuzzHarness(name: "ntlm-challenge", run: NTLMChallengeHarness.run),
     ]
 
     static func named(_ name: String) -> FuzzHarness? {

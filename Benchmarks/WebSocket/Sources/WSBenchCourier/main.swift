@@ -9,7 +9,8 @@ let options = BenchOptions.parse()
 guard let url = URL(string: options.url) else { benchFailed("bad URL \(options.url)") }
 let configuration = URLSessionConfiguration.default
 configuration.httpMaximumConnectionsPerHost = 100_000
-let session = URLSession(configuration: configuration)
+let session = URLSession(configuration: configuration, delegate: options.user.isEmpty ? nil : BenchCredentialDelegate(options.user),
+                         delegateQueue: nil)
 
 /// A connection that has answered a ping (so it is open).
 func openTask() async throws -> URLSessionWebSocketTask {
@@ -85,11 +86,24 @@ func idle() async throws {
     withExtendedLifetime(tasks) {}
 }
 
+/// Opens and closes `count` connections one after another (the handshake and its authentication,
+/// a ping answered, the close handshake), after 10 not counted.
+func handshakes() async throws {
+    func one() async throws {
+        let task = try await openTask()
+        task.cancel(with: .normalClosure, reason: nil)
+    }
+    for _ in 0..<10 { try await one() }
+    let start = benchNow()
+    for _ in 0..<options.count { try await one() }
+    reportHandshakes(count: options.count, seconds: benchNow() - start)
+}
+
 do {
     switch options.measurement {
     case "round-trips": try await roundTrips()
     case "throughput": try await throughput()
-    case "handshakes": try await handshakes(url: url, count: options.count, warmup: options.warmup)
+    case "handshakes": try await handshakes()
     default: try await idle()
     }
 } catch {

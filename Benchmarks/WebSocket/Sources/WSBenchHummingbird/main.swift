@@ -94,6 +94,7 @@ do {
     switch options.measurement {
     case "round-trips": try await roundTrips()
     case "throughput": try await throughput()
+    case "handshakes": benchFailed("handshakes are measured for Courier only")
     default: try await idle()
     }
 } catch {

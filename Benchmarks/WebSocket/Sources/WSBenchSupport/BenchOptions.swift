@@ -8,10 +8,12 @@
 //   idle         [--count N]               N connections opened (each answered a ping) and held:
 //                                          peak RSS and KiB per connection ((RSS after − RSS
 //                                          before) ÷ N)
-//   handshakes   [--count N]               N connections opened one after another (each answered a
-//                                          ping, then closed): handshakes/s. Courier's client only;
-//                                          it answers authentication challenges (Negotiate with the
-//                                          ambient Kerberos ticket: Benchmarks/negotiate-part.sh)
+//   handshakes   [--count N] [--user U:P]  N connections opened (handshake, a ping answered) and
+//                                          closed one after another, a 401 answered with U:P (any
+//                                          scheme the server offers; for Negotiate the credential
+//                                          only says "answer": the ambient Kerberos ticket is used):
+//                                          handshakes/s. Courier's client only
+//                                          (Benchmarks/websocket-auth-part.sh, negotiate-part.sh)
 // Output: `RESULT <name> <value> <unit>` lines on standard output (Benchmarks/run.sh's format).
 import Foundation
 
@@ -29,6 +31,8 @@ public struct BenchOptions: Sendable {
     public var window: Int
     /// Bytes per message.
     public var size: Int
+    /// `user:password` for the server's 401 (`handshakes`), empty for none.
+    public var user = ""
 
     /// Reads the options; exits with a usage line when they are wrong.
     public static func parse(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> BenchOptions {
@@ -43,6 +47,7 @@ public struct BenchOptions: Sendable {
             case "--warmup": options.warmup = Int(value) ?? 0
             case "--window": options.window = max(1, Int(value) ?? 1)
             case "--size": options.size = Int(value) ?? 0
+            case "--user": options.user = value
             default: usage()
             }
             index += 2
@@ -66,7 +71,7 @@ public struct BenchOptions: Sendable {
     }
 
     private static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: ws-bench-<client> round-trips|throughput|idle|handshakes --url URL [--count N] [--warmup N] [--window N] [--size BYTES]\n".utf8))
+        FileHandle.standardError.write(Data("usage: ws-bench-<client> round-trips|throughput|idle|handshakes --url URL [--count N] [--warmup N] [--window N] [--size BYTES] [--user U:P]\n".utf8))
         exit(2)
     }
 

@@ -85,6 +85,7 @@ do {
     switch options.measurement {
     case "round-trips": try roundTrips()
     case "throughput": try throughput()
+    case "handshakes": benchFailed("handshakes are measured for Courier only")
     default: try idle()
     }
 } catch {

@@ -8,7 +8,9 @@ import Foundation
 /// stored cookies when it sends no `Cookie` of its own, Basic credentials from the URL's user info
 /// or the credential storage when it sends no `Authorization` of its own, and the upgrade's fields
 /// (``WebSocketHandshakeRequest/headerFields(key:protocols:url:)``), which replace fields of the
-/// same names.
+/// same names. After a 401 the `Authorization` is one Courier writes (``authorization(for:method:challenge:httpURL:)``):
+/// Basic, Digest, or NTLM's NEGOTIATE and then, on the same connection, its AUTHENTICATE
+/// (``WebSocketNTLMAuthorization``; ``WebSocketURLProtocol`` runs that exchange).
 enum WebSocketHandshakeExchange {
     /// The longest response head read before the handshake fails.
     static let maximumHeadLength = 64 * 1024
@@ -66,11 +68,12 @@ enum WebSocketHandshakeExchange {
     /// Courier writes itself.
     static let serverAuthenticationMethods: Set<String> = [
         NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
-        NSURLAuthenticationMethodNegotiate,
+        NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
     ]
 
     /// The `Authorization` value that answers a 401 with `credential` for `method` (Basic, Digest
-    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`, or Negotiate from the ambient
+    /// for the challenge in `challenge`, the 401's `WWW-Authenticate`, NTLM's first message, whose
+    /// exchange ``WebSocketURLProtocol`` continues on the connection, or Negotiate from the ambient
     /// Kerberos ticket cache, as libcurl does: the credential only says to answer); `nil` when it
     /// cannot be made.
     /// - Throws: what ``WebSocketNegotiateAuthorization`` throws when GSS-API makes no token
@@ -89,6 +92,8 @@ enum WebSocketHandshakeExchange {
             guard let challenge else { return nil }
             return WebSocketDigestAuthorization.value(challenge: challenge, user: user, password: password, method: "GET",
                                                       uri: requestTarget(of: httpURL))
+        case NSURLAuthenticationMethodNTLM:
+            return WebSocketNTLMAuthorization.negotiate
         default:
             return nil
         }

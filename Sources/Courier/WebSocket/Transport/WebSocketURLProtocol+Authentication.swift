@@ -1,6 +1,6 @@
 import Foundation
 
-// The handshake's authentication challenges: a server's 401 (Basic, Digest, Negotiate) and a proxy's 407 to
+// The handshake's authentication challenges: a server's 401 (Basic, Digest, NTLM, Negotiate) and a proxy's 407 to
 // the tunnel's CONNECT, presented to the task's delegate as for a data task (``HTTPAuthentication``
 // keeps the protection spaces, failure counts and chosen credentials). While the delegate decides
 // the stage is `challenging` and no connection is open; an answer with a credential connects again.

@@ -11,7 +11,7 @@ import Foundation
 /// server whose certificate fails verification (accepted servers are pinned, for the session, as
 /// for https); failures. Cookies the answer sets are stored.
 ///
-/// Authentication is a data task's (``HTTPAuthentication``): a 401 with a Basic, Digest or Negotiate offer, or
+/// Authentication is a data task's (``HTTPAuthentication``): a 401 with a Basic, Digest, NTLM or Negotiate offer, or
 /// a proxy's 407 to the CONNECT that opens the tunnel, becomes a challenge for the task's delegate
 /// (`urlSession(_:task:didReceive:completionHandler:)`), one per protection space; default handling
 /// uses the credential storage's default credential once, and a credential given with a
@@ -21,6 +21,15 @@ import Foundation
 /// from the ambient Kerberos ticket cache, as libcurl does for a data task), the proxy's through
 /// libcurl. A refused or cancelled challenge, or a Negotiate token GSS-API cannot make, ends the
 /// task as any other answer than 101 does (`response` keeps the 401 or 407).
+///
+/// NTLM authenticates a connection, so its exchange stays on one: the request with
+/// `Authorization: NTLM <NEGOTIATE>` (``WebSocketNTLMAuthorization``), the server's 401 with its
+/// CHALLENGE, whose body is read past (``HTTPResponseBodySkipper``), then the request again (a fresh
+/// `Sec-WebSocket-Key`) with `Authorization: NTLM <AUTHENTICATE>` on the same connection, whose
+/// answer is the handshake's. A CHALLENGE on a connection the server closes (`Connection: close`,
+/// or a body that ends with the connection) cannot be answered: the task fails with
+/// `userAuthenticationRequired` and `response` keeps that 401. A 401 to the AUTHENTICATE is a
+/// refused credential: the challenge is presented again with `previousFailureCount` one higher.
 ///
 /// Started, stopped and answered from any thread: its state is under `lock`
 /// (``HandlerCapabilities/concurrentStartStop``).
@@ -33,6 +42,12 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         case challenging
         /// The request is written; reading the answer's head.
         case handshaking(WebSocketTransport, WebSocketHandshakeExchange.ResponseReader, key: String)
+        /// NTLM's first request (`Authorization: NTLM <NEGOTIATE>`, with `key`) is written; reading
+        /// the answer's head, a 401 with the server's CHALLENGE that `credential` answers.
+        case negotiatingNTLM(WebSocketTransport, WebSocketHandshakeExchange.ResponseReader, key: String, credential: URLCredential)
+        /// Reading past the body of the 401 with NTLM's CHALLENGE; then `head` (the request with
+        /// `Authorization: NTLM <AUTHENTICATE>`, with `key`) is written on the same connection.
+        case skippingNTLMChallengeBody(WebSocketTransport, HTTPResponseBodySkipper, head: Data, key: String)
         /// The task has the connection; the handler keeps it to close it when stopped.
         case opened(WebSocketTransport)
         case stopped
@@ -91,7 +106,9 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         }
         switch previous {
         case .connecting(let connection): connection.abort()
-        case .handshaking(let transport, _, _): transport.abort()
+        case .handshaking(let transport, _, _), .negotiatingNTLM(let transport, _, _, _),
+             .skippingNTLMChallengeBody(let transport, _, _, _):
+            transport.abort()
         case .opened(let transport): transport.close()
         case .idle, .challenging, .stopped: break
         }
@@ -170,8 +187,10 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
         let transport = WebSocketTransport(connection: connected.connection, socket: connected.socket,
                                            plain: connected.isPlain, loop: loop,
                                            url: request.url, delegate: self)
-        guard transition(from: connected.connection,
-                         to: .handshaking(transport, WebSocketHandshakeExchange.ResponseReader(), key: key)) else {
+        let reader = WebSocketHandshakeExchange.ResponseReader()
+        let next: Stage = ntlmCredential().map { .negotiatingNTLM(transport, reader, key: key, credential: $0) }
+            ?? .handshaking(transport, reader, key: key)
+        guard transition(from: connected.connection, to: next) else {
             transport.abort()
             return
         }
@@ -181,7 +200,8 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
     // MARK: WebSocketTransportDelegate (the handshake's answer)
 
     func transport(_ transport: WebSocketTransport, didReceive bytes: UnsafeRawBufferPointer) {
-        guard let httpURL = request.url.flatMap(WebSocketHandshakeRequest.httpURL(for:)) else { return }
+        guard let httpURL = request.url.flatMap(WebSocketHandshakeRequest.httpURL(for:)),
+              !receiveNTLMAnswer(bytes, on: transport, httpURL: httpURL) else { return }
         enum Next { case wait, ignore, malformed(String), head(HTTPURLResponse, Data, key: String) }
         let next: Next = lock.withLock {
             guard case .handshaking(let current, var reader, let key) = stage, current === transport else { return .ignore }
@@ -210,7 +230,13 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
 
     func transport(_ transport: WebSocketTransport, didCloseWith error: URLError?) {
         let current: Bool = lock.withLock {
-            guard case .handshaking(let handshaking, _, _) = stage, handshaking === transport else { return false }
+            switch stage {
+            case .handshaking(let handshaking, _, _), .negotiatingNTLM(let handshaking, _, _, _),
+                 .skippingNTLMChallengeBody(let handshaking, _, _, _):
+                guard handshaking === transport else { return false }
+            default:
+                return false
+            }
             stage = .stopped
             return true
         }
@@ -221,7 +247,7 @@ final class WebSocketURLProtocol: BuiltInURLProtocol, WebSocketTransportDelegate
     }
 
     /// The server answered the handshake with `response`.
-    private func answered(_ response: HTTPURLResponse, rest: Data, key: String, transport: WebSocketTransport, httpURL: URL) {
+    func answered(_ response: HTTPURLResponse, rest: Data, key: String, transport: WebSocketTransport, httpURL: URL) {
         HTTPCookieHandling.store(from: response, for: request, environment: environment)
         if let redirect = redirectRequest(after: response) {
             stopAfterAnswer(transport)
