@@ -62,7 +62,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.upgrade()
             return self.unauthorized('Basic realm="ntlm-server"')
         if not authorization.upper().startswith("NTLM "):
-            return self.unauthorized()
+            # /ws-both offers Negotiate first, then NTLM, as IIS does (only NTLM is answered here).
+            return self.unauthorized("Negotiate", "NTLM") if path == "/ws-both" else self.unauthorized()
         try:
             token = base64.b64decode(authorization[5:].strip())
         except ValueError:
@@ -94,10 +95,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def unauthorized(self, offer="NTLM"):
+    def unauthorized(self, *offers):
         body = b"authentication required\n"
         self.send_response(401)
-        self.send_header("WWW-Authenticate", offer)
+        for offer in offers or ("NTLM",):
+            self.send_header("WWW-Authenticate", offer)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

@@ -62,6 +62,17 @@ struct WebSocketNTLMTests {
         #expect(echoed == "over ntlm" && answerer.seen.current.map(\.previousFailureCount) == [0, 1])
     }
 
+    /// A server that offers Negotiate before NTLM (as IIS does): without a Kerberos ticket the
+    /// delegate passes over the Negotiate space and answers the NTLM one (Migration.md).
+    @Test func aServerOfferingNegotiateThenNTLMIsAnsweredInItsNTLMSpace() async throws {
+        let answerer = WebSocketChallengeAnswerer([(.rejectProtectionSpace, nil), (.useCredential, Self.user)])
+        let (echoed, task, session) = try await open("/ws-both", answerer: answerer)
+        defer { session.invalidateAndCancel() }
+        let seen = answerer.seen.current
+        #expect(echoed == "over ntlm" && seen.map(\.method) == [NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodNTLM]
+                && seen.map(\.previousFailureCount) == [0, 0] && (task.response as? HTTPURLResponse)?.statusCode == 101)
+    }
+
     @Test func aChunkedChallengeBodyIsReadPast() async throws {
         let answerer = WebSocketChallengeAnswerer([(.useCredential, Self.user)])
         let (echoed, _, session) = try await open("/ws-chunked", answerer: answerer)
