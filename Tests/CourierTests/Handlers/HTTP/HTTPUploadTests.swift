@@ -183,7 +183,20 @@ struct HTTPUploadTests {
         request.httpMethod = "POST"
         let body = try HTTPTest.randomBytes(200_000)
         let post = request
-        let (data, response) = try await withTimeout(20) { try await session.upload(for: post, from: body) }
+        let echoedBefore = server.echo.requests(for: "/echo").count
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await withTimeout(20) { try await session.upload(for: post, from: body) }
+        } catch let timeout as TestTimeout {
+            // Once seen under TSan in CI: say which side stalled (the upstream logs a request only
+            // once its whole body arrived) and what nginx saw.
+            let received = server.echo.requests(for: "/echo").count - echoedBefore
+            let nginxErrors = (try? String(contentsOf: server.prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
+            let what = "\(timeout); the echo upstream received \(received) whole request(s) meanwhile; "
+                + "nginx's error log ends: \(nginxErrors.suffix(1500))"
+            Issue.record("\(what)")
+            return
+        }
         #expect(try HTTPTest.http(response).statusCode == 200)
         let echo = try HTTPTest.echoed(data)
         #expect(echo.method == "POST")
