@@ -104,9 +104,15 @@ public enum PluginDirectoryListing {
         return encoder
     }
 
-    /// RFC 3339 in UTC; fractional seconds only when the date has them.
+    /// RFC 3339 in UTC, to the nearest millisecond, as Courier's `URLDirectoryListing` writes it
+    /// (the kit does not link Courier): the milliseconds rounded here, since the format style
+    /// truncates and a date stored just below .635 s would come back a millisecond early.
     static func formatDate(_ date: Date) -> String {
-        let fractional = date.timeIntervalSince1970 != date.timeIntervalSince1970.rounded(.down)
-        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+        let fraction = Int(milliseconds - seconds * 1000)
+        guard fraction > 0, whole.hasSuffix("Z") else { return whole }
+        return "\(whole.dropLast()).\(String(fraction + 1000).dropFirst())Z"
     }
 }

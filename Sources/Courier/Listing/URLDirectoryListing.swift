@@ -83,10 +83,17 @@ public enum URLDirectoryListing {
         return decoder
     }
 
-    /// RFC 3339 in UTC; fractional seconds only when the date has them.
+    /// RFC 3339 in UTC, to the nearest millisecond; fractional seconds only when there are any.
+    /// The milliseconds are written here, rounded: the format style truncates, and a date such as
+    /// .635 s, stored as the double just below, would come back a millisecond early.
     static func formatDate(_ date: Date) -> String {
-        let fractional = date.timeIntervalSince1970 != date.timeIntervalSince1970.rounded(.down)
-        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+        let fraction = Int(milliseconds - seconds * 1000)
+        guard fraction > 0, whole.hasSuffix("Z") else { return whole }
+        let digits = String(fraction + 1000).dropFirst() // three digits, leading zeros kept
+        return "\(whole.dropLast()).\(digits)Z"
     }
 
     static func parseDate(_ text: String) -> Date? {

@@ -21,6 +21,19 @@ struct URLDirectoryListingTests {
         #expect(try URLDirectoryListing.decode(body) == entries)
     }
 
+    /// Dates are written to the nearest millisecond: one that sits just below a millisecond as a
+    /// double (an MLSD `modify=…635`) is written as .635, not truncated to .634 (found by the
+    /// ftp-mlsd fuzz harness); dates before 1970 count their milliseconds forwards.
+    @Test(arguments: [(1_732_093_800.635, "2024-11-20T09:10:00.635Z"), (1_732_093_800.0004, "2024-11-20T09:10:00Z"),
+                      (1_732_093_800.9996, "2024-11-20T09:10:01Z"), (-1.5, "1969-12-31T23:59:58.500Z"),
+                      (1_732_093_800.007, "2024-11-20T09:10:00.007Z")])
+    func datesAreWrittenToTheNearestMillisecond(seconds: Double, expected: String) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let text = URLDirectoryListing.formatDate(date)
+        let back = try #require(URLDirectoryListing.parseDate(text))
+        #expect(text == expected && abs(back.timeIntervalSince(date)) <= 0.0005 + 1e-6)
+    }
+
     @Test func absentFieldsStayAbsent() throws {
         let line = URLDirectoryListing.encodeLine(URLDirectoryEntry(name: "x", type: .file))
         #expect(String(decoding: line, as: UTF8.self) == "{\"name\":\"x\",\"type\":\"file\"}\n")

@@ -154,8 +154,9 @@ struct CurlResponseHeadParser {
         return line.withUTF8 { parseStatusLine(UnsafeRawBufferPointer($0)) }
     }
 
-    /// The same on the line's bytes: words are separated by runs of spaces; the first must start
-    /// with "HTTP/", the second must be a three-digit code from 100 to 999.
+    /// The same on the line's bytes: words are separated by runs of spaces; the first must be
+    /// "HTTP/" and a version of digits and dots ("1.1", "2"), the second a three-digit code from
+    /// 100 to 999.
     private static func parseStatusLine(_ bytes: UnsafeRawBufferPointer) -> (String, Int)? {
         let space = UInt8(ascii: " ")
         var position = 0
@@ -166,8 +167,12 @@ struct CurlResponseHeadParser {
         while position < bytes.count, bytes[position] == space { position += 1 }
         let codeStart = position
         while position < bytes.count, bytes[position] != space { position += 1 }
-        guard versionEnd - versionStart >= 5, position - codeStart == 3 else { return nil }
+        guard versionEnd - versionStart >= 6, position - codeStart == 3 else { return nil }
         guard startsWithHTTP(UnsafeRawBufferPointer(rebasing: bytes[versionStart...]), end: versionEnd - versionStart) else { return nil }
+        for index in (versionStart + 5)..<versionEnd {
+            let byte = bytes[index]
+            guard (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: ".") else { return nil }
+        }
         var code = 0
         for index in codeStart..<position {
             let digit = bytes[index]
