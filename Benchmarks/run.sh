@@ -33,6 +33,9 @@
 #   BENCH_WEBSOCKET [0]       1: also run websocket-part.sh (Courier's WebSocket client against
 #                             websocket-kit's, swift-websocket's and Python's; its own package,
 #                             which builds swift-nio) and append its table
+#   BENCH_WEBSOCKET_AUTH [0]  1: also run websocket-auth-part.sh (what Basic, NTLM and Negotiate add
+#                             to a WebSocket handshake; needs perf, and scripts/setup's Kerberos
+#                             packages and pyspnego) and append its table
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -366,6 +369,15 @@ if [ "${BENCH_WEBSOCKET:-0}" = "1" ]; then
         TABLE+=$'\n\n'"$(cat "$RESULTS/websocket.md")"
     else
         TABLE+=$'\n\n'"WebSocket part: failed (see Benchmarks/results/websocket-raw.txt)."
+    fi
+fi
+
+if [ "${BENCH_WEBSOCKET_AUTH:-0}" = "1" ]; then
+    log "the WebSocket authentication part (websocket-auth-part.sh)"
+    if "$HERE/websocket-auth-part.sh" >"$RESULTS/websocket-auth.md" 2>"$RESULTS/websocket-auth-raw.txt"; then
+        TABLE+=$'\n\n'"$(cat "$RESULTS/websocket-auth.md")"
+    else
+        TABLE+=$'\n\n'"WebSocket authentication part: failed (see Benchmarks/results/websocket-auth-raw.txt)."
     fi
 fi
 

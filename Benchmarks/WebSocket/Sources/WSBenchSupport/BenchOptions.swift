@@ -13,7 +13,7 @@
 //                                          scheme the server offers; for Negotiate the credential
 //                                          only says "answer": the ambient Kerberos ticket is used):
 //                                          handshakes/s. Courier's client only
-//                                          (Benchmarks/websocket-auth-part.sh, negotiate-part.sh)
+//                                          (Benchmarks/websocket-auth-part.sh)
 // Output: `RESULT <name> <value> <unit>` lines on standard output (Benchmarks/run.sh's format).
 import Foundation
 
