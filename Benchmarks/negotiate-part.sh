@@ -92,7 +92,7 @@ klist -s || { neglog "no ticket from the KDC: $(cat "$NEG_WORK/kdc.log" 2>/dev/n
 NEG_PIDS+=($!)
 for _ in $(seq 100); do [ -s "$NEG_WORK/port" ] && break; sleep 0.1; done
 [ -s "$NEG_WORK/port" ] || { neglog "negotiate_server.py did not start: $(cat "$NEG_WORK/server.log")"; exit 1; }
-NEG_PORT="$(cat "$NEG_WORK/port")"
+NEG_PORT="$("$NEG_PYTHON" -c "import json,sys; print(json.load(open(sys.argv[1]))['http'])" "$NEG_WORK/port")"
 neglog "KDC on 127.0.0.1:$KDC_PORT, server on 127.0.0.1:$NEG_PORT; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 NEG_PERF=0

@@ -3,12 +3,14 @@ import Foundation
 
 /// The delegate of the Negotiate tests (data and WebSocket tasks): answers each authentication
 /// challenge with ``answer`` while its previous failure count is 0 and performs default handling
-/// after that, and records the challenges' methods, the body, the WebSocket events and the
+/// after that, and records the challenges' methods and protocols, the body, the WebSocket events and the
 /// completion.
 final class NegotiateTestDelegate: NSObject, URLSessionWebSocketDelegate, URLSessionDataDelegate, @unchecked Sendable {
     /// What the task told the delegate.
     struct Seen: Sendable {
         var challenges: [String] = []
+        /// The protocol of each challenge's protection space ("http", "https"), in order.
+        var spaceProtocols: [String] = []
         var body = Data()
         var events: [String] = []
         var completed: [(any Error)?] = []
@@ -28,7 +30,10 @@ final class NegotiateTestDelegate: NSObject, URLSessionWebSocketDelegate, URLSes
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        seen.withLock { $0.challenges.append(challenge.protectionSpace.authenticationMethod) }
+        seen.withLock {
+            $0.challenges.append(challenge.protectionSpace.authenticationMethod)
+            $0.spaceProtocols.append(challenge.protectionSpace.protocol ?? "")
+        }
         if challenge.previousFailureCount == 0 {
             completionHandler(answer.0, answer.1)
         } else {
