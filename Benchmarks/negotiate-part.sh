@@ -3,11 +3,13 @@
 # handshakes` (Benchmarks/WebSocket) opens connections one after another, each pinged and closed,
 # against the Negotiate tests' Python server (Tests/CourierTests/TestServers/negotiate_server.py),
 # once on `/ws` (a 401, the delegate's challenge, a GSS-API token, a new connection, the 101) and
-# once on `/ws-open` (the same server's WebSocket without authentication: the baseline). A realm of
-# its own is set up in a temporary directory, as the tests do (KerberosTestRealm.swift): a KDC on a
-# free 127.0.0.1 port, the principals, a keytab for the server and a ticket cache for the client.
+# once on `/ws-open` (the same server's WebSocket without authentication: the baseline); both over
+# ws and, with BENCH_NEG_TLS, over wss (the server's TLS port, with a self-signed certificate for
+# 127.0.0.1 made here and trusted through SSL_CERT_FILE). A realm of its own is set up in a temporary
+# directory, as the tests do (KerberosTestRealm.swift): a KDC on a free 127.0.0.1 port, the
+# principals, a keytab for the server and a ticket cache for the client.
 #
-# Each repetition runs both endpoints, their order alternating (interleaved). With perf, each run is
+# Each repetition runs every endpoint, their order reversed every other repetition (interleaved). With perf, each run is
 # under `perf stat -e task-clock,context-switches` and the table shows CPU time and context switches
 # per handshake (the whole client process divided by the handshakes it made, warm-up included),
 # which the machine's load does not move much. (No instruction counts: perf has no hardware
@@ -16,6 +18,7 @@
 # Knobs (defaults in brackets):
 #   BENCH_NEG_REPS [5]                 repetitions
 #   BENCH_NEG_HANDSHAKES [200]         handshakes per run (after 10 not counted)
+#   BENCH_NEG_TLS [1]                  also measure wss (0: ws only)
 #   BENCH_TIMEOUT [120]                seconds one run may take
 set -euo pipefail
 
@@ -26,6 +29,7 @@ NEG_REPS="${BENCH_NEG_REPS:-5}"
 NEG_COUNT="${BENCH_NEG_HANDSHAKES:-200}"
 NEG_TIMEOUT="${BENCH_TIMEOUT:-120}"
 NEG_PYTHON="${PYTHON:-python3}"
+NEG_TLS="${BENCH_NEG_TLS:-1}"
 REALM=COURIER.TEST
 
 neglog() { printf '== %s\n' "$*" >&2; }
@@ -88,23 +92,39 @@ NEG_PIDS+=($!)
 for _ in $(seq 100); do kinit -k -t "$NEG_WORK/client.keytab" bench 2>/dev/null && break; sleep 0.1; done
 klist -s || { neglog "no ticket from the KDC: $(cat "$NEG_WORK/kdc.log" 2>/dev/null | tail -5)"; exit 1; }
 
-"$NEG_PYTHON" "$NEG_SERVER" --port-file "$NEG_WORK/port" >"$NEG_WORK/server.log" 2>&1 &
+NEG_SCHEMES=(ws)
+NEG_TLS_ARGUMENTS=()
+if [ "$NEG_TLS" = 1 ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$NEG_WORK/server.key" -out "$NEG_WORK/server.pem" >/dev/null 2>&1 \
+        || { neglog "openssl could not make the wss certificate"; exit 1; }
+    NEG_SCHEMES=(ws wss)
+    NEG_TLS_ARGUMENTS=(--cert "$NEG_WORK/server.pem" --key "$NEG_WORK/server.key")
+fi
+"$NEG_PYTHON" "$NEG_SERVER" --port-file "$NEG_WORK/port" "${NEG_TLS_ARGUMENTS[@]}" >"$NEG_WORK/server.log" 2>&1 &
 NEG_PIDS+=($!)
 for _ in $(seq 100); do [ -s "$NEG_WORK/port" ] && break; sleep 0.1; done
 [ -s "$NEG_WORK/port" ] || { neglog "negotiate_server.py did not start: $(cat "$NEG_WORK/server.log")"; exit 1; }
-NEG_PORT="$("$NEG_PYTHON" -c "import json,sys; print(json.load(open(sys.argv[1]))['http'])" "$NEG_WORK/port")"
-neglog "KDC on 127.0.0.1:$KDC_PORT, server on 127.0.0.1:$NEG_PORT; load $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A NEG_PORTS
+for scheme in ws wss; do
+    NEG_PORTS[$scheme]="$("$NEG_PYTHON" -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" \
+        "$NEG_WORK/port" "$([ "$scheme" = ws ] && echo http || echo https)")"
+done
+neglog "KDC on 127.0.0.1:$KDC_PORT, server on 127.0.0.1:${NEG_PORTS[ws]} (wss: ${NEG_PORTS[wss]}); load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 NEG_PERF=0
 perf stat -e task-clock,context-switches -x, true >/dev/null 2>&1 && NEG_PERF=1
 
 declare -A NEG
 
-# run ENDPOINT: one run of the client against /ENDPOINT; appends its numbers to NEG.
+# run SCHEME ENDPOINT: one run of the client against SCHEME://…/ENDPOINT; appends its numbers to NEG
+# under "SCHEME:ENDPOINT".
 run() {
-    local endpoint="$1" out perf=() handshakes=$((NEG_COUNT + 10))
+    local endpoint="$1:$2" out perf=() trust=() handshakes=$((NEG_COUNT + 10))
     [ "$NEG_PERF" = 1 ] && perf=(perf stat -x, -e task-clock,context-switches -o "$NEG_WORK/perf")
-    out="$(timeout "$NEG_TIMEOUT" "${perf[@]}" "$NEG_CLIENT" handshakes --url "ws://127.0.0.1:$NEG_PORT/$endpoint" --count "$NEG_COUNT" --user bench:)"
+    [ "$1" = wss ] && trust=(env SSL_CERT_FILE="$NEG_WORK/server.pem")
+    out="$(timeout "$NEG_TIMEOUT" "${trust[@]}" "${perf[@]}" "$NEG_CLIENT" handshakes \
+        --url "$1://127.0.0.1:${NEG_PORTS[$1]}/$2" --count "$NEG_COUNT" --user bench:)"
     NEG["$endpoint:rate"]+="$(awk '/^RESULT handshakes /{print $3}' <<<"$out") "
     if [ "$NEG_PERF" = 1 ]; then
         NEG["$endpoint:cpu"]+="$(awk -F, -v n="$handshakes" '$3 == "task-clock" { printf "%.1f", $1 * 1000 / n }' "$NEG_WORK/perf") "
@@ -114,15 +134,21 @@ run() {
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+NEG_ENDPOINTS=()
+for scheme in "${NEG_SCHEMES[@]}"; do NEG_ENDPOINTS+=("$scheme ws-open" "$scheme ws"); done
 for rep in $(seq "$NEG_REPS"); do
-    if [ $((rep % 2)) -eq 1 ]; then order=(ws-open ws); else order=(ws ws-open); fi
-    for endpoint in "${order[@]}"; do run "$endpoint"; done
+    order=("${NEG_ENDPOINTS[@]}")
+    if [ $((rep % 2)) -eq 0 ]; then
+        order=(); for ((i = ${#NEG_ENDPOINTS[@]} - 1; i >= 0; i--)); do order+=("${NEG_ENDPOINTS[i]}"); done
+    fi
+    for endpoint in "${order[@]}"; do run "${endpoint% *}" "${endpoint#* }"; done
     neglog "repetition $rep of $NEG_REPS done; load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
 echo "Courier WebSocket handshakes, $NEG_COUNT per run, $NEG_REPS repetitions interleaved (medians); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| endpoint | handshakes/s | CPU µs per handshake | context switches per handshake |"
 echo "| --- | --- | --- | --- |"
-for endpoint in ws-open ws; do
-    echo "| /$endpoint | $(median <<<"${NEG[$endpoint:rate]}") | $(median <<<"${NEG[$endpoint:cpu]:-}") | $(median <<<"${NEG[$endpoint:switches]:-}") |"
+for endpoint in "${NEG_ENDPOINTS[@]}"; do
+    endpoint="${endpoint/ /:}"
+    echo "| ${endpoint/:/ \/} | $(median <<<"${NEG[$endpoint:rate]}") | $(median <<<"${NEG[$endpoint:cpu]:-}") | $(median <<<"${NEG[$endpoint:switches]:-}") |"
 done
