@@ -66,23 +66,36 @@ struct WebSocketNegotiateTests {
         #expect(openedAsTheTicketsUser(echo, spaceProtocol: "https"), "\(echo)")
     }
 
-    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+    /// Opens `/ws` (ws, or wss with `secure`) with the user's ticket and a delegate that performs
+    /// default handling, with a credential stored for the server's Negotiate space (http or https);
+    /// the echo of one message.
+    private func echoWithStoredCredential(secure: Bool) async throws -> String? {
         let server = try await NegotiateTestServer.shared()
-        let text = try await server.realm.withClient(ticket: true) {
+        return try await server.realm.withClient(ticket: true) {
             let storage = URLCredentialStorage()
-            let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: nil,
+            let space = URLProtectionSpace(host: "127.0.0.1", port: secure ? server.httpsPort : server.port,
+                                           protocol: secure ? "https" : "http", realm: nil,
                                            authenticationMethod: NSURLAuthenticationMethodNegotiate)
             storage.setDefaultCredential(URLCredential(user: KerberosTestRealm.user, password: "", persistence: .forSession), for: space)
             let session = WebSocketTest.session(delegate: NegotiateTestDelegate(.performDefaultHandling, nil)) {
                 $0.urlCredentialStorage = storage
+                $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
             }
             defer { session.invalidateAndCancel() }
-            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: secure))
             task.resume()
             try await WebSocketTest.send(.string("stored"), on: task)
             return WebSocketTest.text(try await WebSocketTest.receive(task))
         }
-        #expect(text == "stored")
+    }
+
+    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+        #expect(try await echoWithStoredCredential(secure: false) == "stored")
+    }
+
+    /// A wss handshake's space is the https one, as for an https data task.
+    @Test func wssDefaultHandlingUsesTheStoredCredentialOfTheHTTPSNegotiateSpace() async throws {
+        #expect(try await echoWithStoredCredential(secure: true) == "stored")
     }
 
     /// Opens `/ws` (ws, or wss with `secure`) without a ticket: the task's error and the status of
