@@ -18,14 +18,21 @@ final class NegotiateTestDelegate: NSObject, URLSessionWebSocketDelegate, URLSes
 
     /// The first answer to a challenge.
     let answer: (URLSession.AuthChallengeDisposition, URLCredential?)
+    /// Whether a server-trust challenge is answered by accepting the server's trust (otherwise it
+    /// gets ``answer`` as any challenge).
+    let acceptsServerTrust: Bool
     let seen = Locked(Seen())
 
     /// Answers a first challenge with `disposition` and `credential` (the default: a credential for
     /// another user than the ticket's, with a password: libcurl and Courier use the ticket cache,
     /// not the credential, so the server still sees the ticket's user).
+    /// With `acceptsServerTrust`, a server-trust challenge (forwarded from the session: this
+    /// delegate has no session-level method) is answered with the server's trust.
     init(_ disposition: URLSession.AuthChallengeDisposition = .useCredential,
-         _ credential: URLCredential? = URLCredential(user: "not-the-ticket-user", password: "unused", persistence: .none)) {
+         _ credential: URLCredential? = URLCredential(user: "not-the-ticket-user", password: "unused", persistence: .none),
+         acceptsServerTrust: Bool = false) {
         answer = (disposition, credential)
+        self.acceptsServerTrust = acceptsServerTrust
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
@@ -34,7 +41,9 @@ final class NegotiateTestDelegate: NSObject, URLSessionWebSocketDelegate, URLSes
             $0.challenges.append(challenge.protectionSpace.authenticationMethod)
             $0.spaceProtocols.append(challenge.protectionSpace.protocol ?? "")
         }
-        if challenge.previousFailureCount == 0 {
+        if acceptsServerTrust, let trust = challenge.protectionSpace.serverTrust {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        } else if challenge.previousFailureCount == 0 {
             completionHandler(answer.0, answer.1)
         } else {
             completionHandler(.performDefaultHandling, nil)

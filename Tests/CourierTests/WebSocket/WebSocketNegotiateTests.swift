@@ -66,6 +66,23 @@ struct WebSocketNegotiateTests {
         #expect(openedAsTheTicketsUser(echo, spaceProtocol: "https"), "\(echo)")
     }
 
+    /// wss to a server whose certificate the session does not trust: the delegate accepts it, and
+    /// the Negotiate retry's new connection keeps that acceptance (no second trust challenge).
+    @Test func wssToAnAcceptedUntrustedServerKeepsTheAcceptanceForTheNegotiateRetry() async throws {
+        let server = try await NegotiateTestServer.shared()
+        let (text, seen) = try await server.realm.withClient(ticket: true) {
+            let delegate = NegotiateTestDelegate(acceptsServerTrust: true)
+            let session = WebSocketTest.session(delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: true))
+            task.resume()
+            try await WebSocketTest.send(.string("accepted"), on: task)
+            return (WebSocketTest.text(try await WebSocketTest.receive(task)), delegate.seen.current)
+        }
+        #expect(text == "accepted" && seen.challenges == [NSURLAuthenticationMethodServerTrust, NSURLAuthenticationMethodNegotiate],
+                "\(seen.challenges)")
+    }
+
     /// Opens `/ws` (ws, or wss with `secure`) with the user's ticket and a delegate that performs
     /// default handling, with a credential stored for the server's Negotiate space (http or https);
     /// the echo of one message.
