@@ -6,7 +6,8 @@ import CMallocInfo
 /// Negotiate (SPNEGO with Kerberos, RFC 4559) in the WebSocket opening handshake, against the
 /// tests' own KDC (``KerberosTestRealm``) and a pyspnego server (``NegotiateTestServer``): the 401's
 /// Negotiate offer goes to the task's delegate as for a data task, and the answer's token comes
-/// from the ambient ticket cache.
+/// from the ambient ticket cache; over ws and over wss (the server's TLS port, with the test PKI's
+/// certificate).
 @Suite("WebSocket Negotiate", .serialized)
 struct WebSocketNegotiateTests {
     /// What an echo exchange over an opened WebSocket gave.
