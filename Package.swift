@@ -160,7 +160,7 @@ let package = Package(
             dependencies: ["Courier", "CourierAgentCore", "CMallocInfo", .product(name: "Logging", package: "swift-log")],
             // Test servers the tests start as processes (found through #filePath, not bundled).
             exclude: ["TestServers/ftp_server.py", "TestServers/websocket_server.py", "TestServers/stream_tls_server.py",
-                      "TestServers/negotiate_server.py", "TestServers/ntlm_server.py",
+                      "TestServers/negotiate_server.py", "TestServers/ntlm_server.py", "TestServers/auth_server_support.py",
                       "WebSocket/gssapi_declarations_check.c"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

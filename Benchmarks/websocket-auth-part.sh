@@ -9,6 +9,8 @@
 #   negotiate_server.py (pyspnego   /ws-open (its baseline), /ws (a 401, a GSS-API token made on a
 #   with gssapi):                   global queue, a new connection, the 101); it needs a realm,
 #                                   which kerberos-realm.sh sets up as the tests do.
+# With BENCH_WSA_TLS, every row is also measured over wss (the servers' TLS ports, with a
+# self-signed certificate for 127.0.0.1 made here and trusted through SSL_CERT_FILE).
 # The Python servers set the wall-clock pace, so the numbers that matter are the client's: each run
 # goes under `perf stat -e task-clock,context-switches` with N and with 2N handshakes, and
 # (2N run − N run) ÷ N is the cost of one handshake, process start and warm-up cancelled out; the
@@ -21,6 +23,7 @@
 #   BENCH_WSA_SERVERS ["ntlm negotiate"]  which servers' rows to measure
 #   BENCH_WSA_REPS [5]                    repetitions
 #   BENCH_WSA_HANDSHAKES [200]            N
+#   BENCH_WSA_TLS [1]                     also measure wss (0: ws only)
 #   BENCH_TIMEOUT [120]                   seconds one run may take
 set -euo pipefail
 
@@ -30,6 +33,7 @@ PACKAGE="$HERE/WebSocket"
 SERVERS="${BENCH_WSA_SERVERS:-ntlm negotiate}"
 REPS="${BENCH_WSA_REPS:-5}"
 N="${BENCH_WSA_HANDSHAKES:-200}"
+TLS="${BENCH_WSA_TLS:-1}"
 TIMEOUT="${BENCH_TIMEOUT:-120}"
 PYTHON="${PYTHON:-python3}"
 say() { printf '== %s\n' "$*" >&2; }
@@ -52,42 +56,62 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server SCRIPT PORTFILE: starts a test server; prints the port it wrote (a number, or the
-# "http" member of a JSON object).
+SCHEMES=(ws)
+TLS_ARGUMENTS=()
+if [ "$TLS" = 1 ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/server.key" -out "$WORK/server.pem" >/dev/null 2>&1 \
+        || { say "openssl could not make the wss certificate"; exit 1; }
+    SCHEMES=(ws wss)
+    TLS_ARGUMENTS=(--cert "$WORK/server.pem" --key "$WORK/server.key")
+fi
+
+# start_server SCRIPT PORTFILE: starts a test server (with the TLS port when TLS is on) and waits,
+# bounded, for its port file ({"http": port, "https": port}).
 start_server() {
-    "$PYTHON" "$SERVERS_DIR/$1" --port-file "$2" >"$2.log" 2>&1 &
+    "$PYTHON" "$SERVERS_DIR/$1" --port-file "$2" "${TLS_ARGUMENTS[@]}" >"$2.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 100); do [ -s "$2" ] && break; sleep 0.1; done
-    [ -s "$2" ] || { say "$1 did not start: $(cat "$2.log")"; return 1; }
-    "$PYTHON" -c "import json,sys; v = json.load(open(sys.argv[1])); print(v['http'] if isinstance(v, dict) else v)" "$2"
+    [ -s "$2" ] || { say "$1 did not start: $(cat "$2.log")"; exit 1; }
+    say "$1 on 127.0.0.1: $(cat "$2")"
 }
 
-# Rows: "label url user" (user "-" for none).
+# add_rows SERVER PORTFILE "PATH USER"...: a row per scheme and path, "label url user" (user "-"
+# for none).
 ROWS=()
+add_rows() {
+    local server="$1" file="$2" scheme port path user
+    shift 2
+    for scheme in "${SCHEMES[@]}"; do
+        port="$("$PYTHON" -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$file" \
+            "$([ "$scheme" = ws ] && echo http || echo https)")"
+        for entry in "$@"; do
+            read -r path user <<<"$entry"
+            ROWS+=("$server:$scheme:$path $scheme://127.0.0.1:$port$path $user")
+        done
+    done
+}
+
 if wants ntlm; then
-    port="$(start_server ntlm_server.py "$WORK/ntlm-port")"
-    say "ntlm_server.py on 127.0.0.1:$port"
-    ROWS+=("ntlm-server:/ws-open ws://127.0.0.1:$port/ws-open -"
-           "ntlm-server:/ws-basic ws://127.0.0.1:$port/ws-basic user:secret"
-           "ntlm-server:/ws(NTLM) ws://127.0.0.1:$port/ws user:secret")
+    start_server ntlm_server.py "$WORK/ntlm-port"
+    add_rows ntlm-server "$WORK/ntlm-port" "/ws-open -" "/ws-basic user:secret" "/ws user:secret"
 fi
 if wants negotiate; then
     mkdir "$WORK/realm"
     source "$HERE/kerberos-realm.sh"
     kerberos_realm "$WORK/realm"
-    port="$(start_server negotiate_server.py "$WORK/negotiate-port")"
-    say "negotiate_server.py on 127.0.0.1:$port"
-    ROWS+=("negotiate-server:/ws-open ws://127.0.0.1:$port/ws-open -"
-           "negotiate-server:/ws(Negotiate) ws://127.0.0.1:$port/ws bench:")
+    start_server negotiate_server.py "$WORK/negotiate-port"
+    add_rows negotiate-server "$WORK/negotiate-port" "/ws-open -" "/ws bench:"
 fi
 [ "${#ROWS[@]}" -gt 0 ] || { say "BENCH_WSA_SERVERS names no known server (ntlm, negotiate)"; exit 1; }
 say "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # run URL USER COUNT: "task-clock-ms switches handshakes/s" of one run.
 run() {
-    local user=()
+    local user=() trust=()
     [ "$2" != - ] && user=(--user "$2")
-    timeout "$TIMEOUT" perf stat -x, -e task-clock,context-switches -o "$WORK/perf" \
+    [ "${1%%:*}" = wss ] && trust=(env SSL_CERT_FILE="$WORK/server.pem")
+    timeout "$TIMEOUT" "${trust[@]}" perf stat -x, -e task-clock,context-switches -o "$WORK/perf" \
         "$BIN" handshakes --url "$1" --count "$3" "${user[@]}" >"$WORK/out"
     awk -F, '/task-clock/{t=$1} /context-switches/{s=$1} END{printf "%s %s ", t, s}' "$WORK/perf"
     awk '/^RESULT handshakes/{print $3}' "$WORK/out"

@@ -7,29 +7,28 @@ Paths:
   /data   200 with the body "hello <client principal>" once the token is accepted.
   /ws     the WebSocket opening handshake (RFC 6455) once the token is accepted: 101, then an echo
           of text and binary messages, a pong for each ping, and the close handshake (the close
-          frame echoed, then the connection closed).
+          frame echoed, then the connection closed; auth_server_support.py).
   /ws-open  the same WebSocket endpoint without authentication (the benchmark's baseline,
-          Benchmarks/negotiate-part.sh).
+          Benchmarks/websocket-auth-part.sh).
 A request without an `Authorization: Negotiate` field, or with a token that is not accepted, is
 answered 401 with `WWW-Authenticate: Negotiate` and the body "negotiate required". An accepted
 token's answer carries the server's token (`WWW-Authenticate: Negotiate <token>`) when there is one;
 the 101 names the client's principal in `X-Negotiate-Principal`.
 
-The chosen port is written to --port-file once the server listens. Runs until killed (the tests
-start it with a parent-death signal).
+Serves on an ephemeral 127.0.0.1 port and, when --cert and --key are given, the same over TLS on
+another (wss and https); writes {"http": port, "https": port} to --port-file once it listens
+(auth_server_support.py). Runs until killed (the tests start it with a parent-death signal).
 """
 
-import argparse
 import base64
-import hashlib
 import http.server
-import os
-import struct
 import sys
 
 import spnego
 
-WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+# The shared module beside this script, imported without leaving a __pycache__ in the source tree.
+sys.dont_write_bytecode = True
+import auth_server_support  # noqa: E402
 
 
 def accept(token):
@@ -44,53 +43,6 @@ def accept(token):
         sys.stderr.write("negotiate_server: token refused: %s\n" % error)
         sys.stderr.flush()
         return None
-
-
-def read_exact(stream, count):
-    data = b""
-    while len(data) < count:
-        chunk = stream.read(count - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
-
-
-def read_frame(stream):
-    """One client frame: (fin, opcode, payload), or None at end of stream."""
-    head = read_exact(stream, 2)
-    if head is None:
-        return None
-    fin = head[0] & 0x80 != 0
-    opcode = head[0] & 0x0F
-    length = head[1] & 0x7F
-    if length == 126:
-        raw = read_exact(stream, 2)
-        if raw is None:
-            return None
-        length = struct.unpack("!H", raw)[0]
-    elif length == 127:
-        raw = read_exact(stream, 8)
-        if raw is None:
-            return None
-        length = struct.unpack("!Q", raw)[0]
-    mask = read_exact(stream, 4) if head[1] & 0x80 else b"\0\0\0\0"
-    payload = read_exact(stream, length) if length else b""
-    if mask is None or payload is None:
-        return None
-    return fin, opcode, bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-
-
-def frame(opcode, payload):
-    """An unmasked server frame."""
-    length = len(payload)
-    if length < 126:
-        head = struct.pack("!BB", 0x80 | opcode, length)
-    elif length < 65536:
-        head = struct.pack("!BBH", 0x80 | opcode, 126, length)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 127, length)
-    return head + payload
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -147,62 +99,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def upgrade(self, server_token, principal=None):
         """Answers a WebSocket handshake with 101 (with the server's token and the client's principal
         in `X-Negotiate-Principal`, when authenticated), then echoes."""
-        key = self.headers.get("Sec-WebSocket-Key", "")
-        if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
-            self.send_error(400)
-            return
-        accept_value = base64.b64encode(hashlib.sha1(key.encode() + WEBSOCKET_GUID).digest()).decode()
-        self.send_response(101)
-        self.send_header("Upgrade", "websocket")
-        self.send_header("Connection", "Upgrade")
-        self.send_header("Sec-WebSocket-Accept", accept_value)
+        headers = []
         if server_token:
-            self.send_header("WWW-Authenticate", "Negotiate " + base64.b64encode(server_token).decode())
+            headers.append(("WWW-Authenticate", "Negotiate " + base64.b64encode(server_token).decode()))
         if principal:
-            self.send_header("X-Negotiate-Principal", principal)
-        self.end_headers()
-        self.wfile.flush()
-        self.echo()
-        self.close_connection = True
-
-    def echo(self):
-        message_opcode, parts = None, []
-        while True:
-            received = read_frame(self.rfile)
-            if received is None:
-                return
-            fin, opcode, payload = received
-            if opcode == 0x8:
-                self.wfile.write(frame(0x8, payload[:125]))
-                self.wfile.flush()
-                return
-            if opcode == 0x9:
-                self.wfile.write(frame(0xA, payload))
-                self.wfile.flush()
-                continue
-            if opcode in (0x1, 0x2):
-                message_opcode, parts = opcode, [payload]
-            elif opcode == 0x0:
-                parts.append(payload)
-            else:
-                continue
-            if fin and message_opcode is not None:
-                self.wfile.write(frame(message_opcode, b"".join(parts)))
-                self.wfile.flush()
-                message_opcode, parts = None, []
+            headers.append(("X-Negotiate-Principal", principal))
+        auth_server_support.upgrade(self, headers)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port-file", required=True)
-    arguments = parser.parse_args()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    temporary = arguments.port_file + ".tmp"
-    with open(temporary, "w") as handle:
-        handle.write(str(server.server_address[1]))
-    os.rename(temporary, arguments.port_file)
-    server.serve_forever()
+    auth_server_support.serve(Handler, auth_server_support.arguments("Negotiate test server"))
 
 
 if __name__ == "__main__":

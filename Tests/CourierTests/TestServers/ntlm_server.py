@@ -6,7 +6,8 @@ libcurl's), with the users of a file this server writes (NTLM_USER_FILE): `user`
 `secret` (no domain) and `EXAMPLE\\alice` with password `wonderland` (the file is the port file's
 name plus ".users"). HTTP/1.1 with keep-alive on one ephemeral port of 127.0.0.1 and, when --cert
 and --key are given, the same over TLS on another; writes {"http": port, "https": port} to
---port-file once it listens, and runs until killed. Exit status 3: pyspnego is missing.
+--port-file once it listens, and runs until killed (auth_server_support.py). Exit status 3:
+pyspnego is missing.
 
 Each connection has its own NTLM context: a request with `Authorization: NTLM <NEGOTIATE>` gets a
 401 with `WWW-Authenticate: NTLM <CHALLENGE>`; the AUTHENTICATE must come on the same connection.
@@ -14,8 +15,8 @@ A request without NTLM, or whose AUTHENTICATE fails, gets a 401 with `WWW-Authen
 
 Paths:
   /data        200 with the body "authenticated DOMAIN\\user" (or "authenticated user")
-  /ws          WebSocket: after 101 echoes text and binary messages, answers pings and the close
-               handshake; the CHALLENGE's 401 has a Content-Length body
+  /ws          WebSocket: after 101 echoes messages, answers pings and the close handshake
+               (auth_server_support.py); the CHALLENGE's 401 has a Content-Length body
   /ws-chunked  as /ws, the CHALLENGE's 401 body is chunked (in two chunks and a trailer field)
   /ws-close    as /ws, but the CHALLENGE's 401 says Connection: close and the server closes
   /ws-garbage  as /ws, but the CHALLENGE is three zero bytes (not an NTLM message)
@@ -23,23 +24,19 @@ Paths:
                (the benchmark's comparisons, Benchmarks/websocket-auth-part.sh)
 """
 import base64
-import hashlib
 import http.server
-import json
 import os
-import ssl
-import struct
 import sys
-import threading
-import argparse
+
+# The shared module beside this script, imported without leaving a __pycache__ in the source tree.
+sys.dont_write_bytecode = True
+import auth_server_support  # noqa: E402
 
 try:
     import spnego
 except ImportError as error:  # pragma: no cover
     print(f"pyspnego is not installed: {error}", file=sys.stderr)
     sys.exit(3)
-
-WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -56,10 +53,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         authorization = self.headers.get("Authorization", "")
         if path == "/ws-open":
-            return self.upgrade()
+            return auth_server_support.upgrade(self)
         if path == "/ws-basic":
             if authorization == "Basic " + base64.b64encode(b"user:secret").decode():
-                return self.upgrade()
+                return auth_server_support.upgrade(self)
             return self.unauthorized('Basic realm="ntlm-server"')
         if not authorization.upper().startswith("NTLM "):
             # /ws-both offers Negotiate first, then NTLM, as IIS does (only NTLM is answered here).
@@ -87,7 +84,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.unauthorized()
         principal = context.client_principal or ""
         if path.startswith("/ws"):
-            return self.upgrade()
+            return auth_server_support.upgrade(self)
         body = f"authenticated {principal}".encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
@@ -128,85 +125,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def upgrade(self):
-        key = self.headers.get("Sec-WebSocket-Key", "")
-        if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
-            self.send_response(400)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest()).decode()
-        self.send_response(101)
-        self.send_header("Upgrade", "websocket")
-        self.send_header("Connection", "Upgrade")
-        self.send_header("Sec-WebSocket-Accept", accept)
-        self.end_headers()
-        self.wfile.flush()
-        self.close_connection = True
-        self.echo_frames()
-
-    def echo_frames(self):
-        """Echoes text and binary frames (unfragmented), answers pings, and the close handshake."""
-        while True:
-            head = self.rfile.read(2)
-            if len(head) < 2:
-                return
-            opcode, length = head[0] & 0x0F, head[1] & 0x7F
-            if length == 126:
-                length = struct.unpack("!H", self.rfile.read(2))[0]
-            elif length == 127:
-                length = struct.unpack("!Q", self.rfile.read(8))[0]
-            mask = self.rfile.read(4) if head[1] & 0x80 else b"\x00" * 4
-            payload = bytes(byte ^ mask[index % 4] for index, byte in enumerate(self.rfile.read(length)))
-            if opcode in (1, 2):
-                self.send_frame(opcode, payload)
-            elif opcode == 9:
-                self.send_frame(10, payload)
-            elif opcode == 8:
-                self.send_frame(8, payload)
-                return
-
-    def send_frame(self, opcode, payload):
-        length = len(payload)
-        if length < 126:
-            head = bytes([0x80 | opcode, length])
-        elif length < 1 << 16:
-            head = bytes([0x80 | opcode, 126]) + struct.pack("!H", length)
-        else:
-            head = bytes([0x80 | opcode, 127]) + struct.pack("!Q", length)
-        self.wfile.write(head + payload)
-        self.wfile.flush()
-
-
-def serve(context):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    if context is not None:
-        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server.server_address[1]
-
-
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port-file", required=True)
-    parser.add_argument("--cert")
-    parser.add_argument("--key")
-    arguments = parser.parse_args()
-    users = arguments.port_file + ".users"
+    parsed = auth_server_support.arguments("NTLM test server")
+    users = parsed.port_file + ".users"
     with open(users, "w") as file:
         file.write(":user:secret\nEXAMPLE:alice:wonderland\n")
     os.environ["NTLM_USER_FILE"] = users
-    ports = {"http": serve(None), "https": 0}
-    if arguments.cert and arguments.key:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(arguments.cert, arguments.key)
-        ports["https"] = serve(context)
-    temporary = arguments.port_file + ".tmp"
-    with open(temporary, "w") as file:
-        json.dump(ports, file)
-    os.rename(temporary, arguments.port_file)
-    threading.Event().wait()
+    auth_server_support.serve(Handler, parsed)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ import CMallocInfo
 /// Negotiate (SPNEGO with Kerberos, RFC 4559) in the WebSocket opening handshake, against the
 /// tests' own KDC (``KerberosTestRealm``) and a pyspnego server (``NegotiateTestServer``): the 401's
 /// Negotiate offer goes to the task's delegate as for a data task, and the answer's token comes
-/// from the ambient ticket cache.
+/// from the ambient ticket cache; over ws and over wss (the server's TLS port, with the test PKI's
+/// certificate).
 @Suite("WebSocket Negotiate", .serialized)
 struct WebSocketNegotiateTests {
     /// What an echo exchange over an opened WebSocket gave.
@@ -20,14 +21,18 @@ struct WebSocketNegotiateTests {
         var seen: NegotiateTestDelegate.Seen
     }
 
-    /// The delegate's credential names another user: the server sees the ticket's.
-    @Test func withATicketTheHandshakeOpensAsTheTicketsUserEchoesAndClosesCleanly() async throws {
+    /// Opens `/ws` (ws, or wss with `secure`, trusting the test PKI) with the user's ticket and a
+    /// delegate whose credential names another user, echoes a text and a binary message, and closes
+    /// with a normal closure.
+    private func echo(secure: Bool) async throws -> Echo {
         let server = try await NegotiateTestServer.shared()
-        let echo = try await server.realm.withClient(ticket: true) {
+        return try await server.realm.withClient(ticket: true) {
             let delegate = NegotiateTestDelegate()
-            let session = WebSocketTest.session(delegate: delegate)
+            let session = WebSocketTest.session(delegate: delegate) {
+                $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
+            }
             defer { session.invalidateAndCancel() }
-            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: secure))
             task.resume()
             try await WebSocketTest.send(.string("kerberos"), on: task)
             let text = WebSocketTest.text(try await WebSocketTest.receive(task))
@@ -39,45 +44,110 @@ struct WebSocketNegotiateTests {
             return Echo(text: text, data: data, error: error, closeCode: task.closeCode, principal: principal,
                         seen: delegate.seen.current)
         }
-        #expect(echo.text == "kerberos" && echo.data == Data([0, 1, 2, 255]) && echo.error == nil
-                && echo.closeCode == .normalClosure && echo.seen.challenges == [NSURLAuthenticationMethodNegotiate]
-                && echo.seen.events == ["open", "close", "complete"]
-                && echo.principal == "\(KerberosTestRealm.user)@\(KerberosTestRealm.realm)")
     }
 
-    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+    /// Whether `echo` opened as the ticket's user, echoed both messages and closed cleanly, after
+    /// one Negotiate challenge in a protection space of `spaceProtocol`.
+    private func openedAsTheTicketsUser(_ echo: Echo, spaceProtocol: String) -> Bool {
+        echo.text == "kerberos" && echo.data == Data([0, 1, 2, 255]) && echo.error == nil
+            && echo.closeCode == .normalClosure && echo.seen.challenges == [NSURLAuthenticationMethodNegotiate]
+            && echo.seen.spaceProtocols == [spaceProtocol] && echo.seen.events == ["open", "close", "complete"]
+            && echo.principal == "\(KerberosTestRealm.user)@\(KerberosTestRealm.realm)"
+    }
+
+    /// The delegate's credential names another user: the server sees the ticket's.
+    @Test func withATicketTheHandshakeOpensAsTheTicketsUserEchoesAndClosesCleanly() async throws {
+        let echo = try await echo(secure: false)
+        #expect(openedAsTheTicketsUser(echo, spaceProtocol: "http"), "\(echo)")
+    }
+
+    /// The same over TLS: the token names `HTTP@127.0.0.1` as for ws, and the challenge's space is https.
+    @Test func wssWithATicketOpensOverTLSAsTheTicketsUserEchoesAndClosesCleanly() async throws {
+        let echo = try await echo(secure: true)
+        #expect(openedAsTheTicketsUser(echo, spaceProtocol: "https"), "\(echo)")
+    }
+
+    /// wss to a server whose certificate the session does not trust: the delegate accepts it, and
+    /// the Negotiate retry's new connection keeps that acceptance (no second trust challenge).
+    @Test func wssToAnAcceptedUntrustedServerKeepsTheAcceptanceForTheNegotiateRetry() async throws {
         let server = try await NegotiateTestServer.shared()
-        let text = try await server.realm.withClient(ticket: true) {
+        let (text, seen) = try await server.realm.withClient(ticket: true) {
+            let delegate = NegotiateTestDelegate(acceptsServerTrust: true)
+            let session = WebSocketTest.session(delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: true))
+            task.resume()
+            try await WebSocketTest.send(.string("accepted"), on: task)
+            return (WebSocketTest.text(try await WebSocketTest.receive(task)), delegate.seen.current)
+        }
+        #expect(text == "accepted" && seen.challenges == [NSURLAuthenticationMethodServerTrust, NSURLAuthenticationMethodNegotiate],
+                "\(seen.challenges)")
+    }
+
+    /// Opens `/ws` (ws, or wss with `secure`) with the user's ticket and a delegate that performs
+    /// default handling, with a credential stored for the server's Negotiate space (http or https);
+    /// the echo of one message.
+    private func echoWithStoredCredential(secure: Bool) async throws -> String? {
+        let server = try await NegotiateTestServer.shared()
+        return try await server.realm.withClient(ticket: true) {
             let storage = URLCredentialStorage()
-            let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: nil,
+            let space = URLProtectionSpace(host: "127.0.0.1", port: secure ? server.httpsPort : server.port,
+                                           protocol: secure ? "https" : "http", realm: nil,
                                            authenticationMethod: NSURLAuthenticationMethodNegotiate)
             storage.setDefaultCredential(URLCredential(user: KerberosTestRealm.user, password: "", persistence: .forSession), for: space)
             let session = WebSocketTest.session(delegate: NegotiateTestDelegate(.performDefaultHandling, nil)) {
                 $0.urlCredentialStorage = storage
+                $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
             }
             defer { session.invalidateAndCancel() }
-            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: secure))
             task.resume()
             try await WebSocketTest.send(.string("stored"), on: task)
             return WebSocketTest.text(try await WebSocketTest.receive(task))
         }
-        #expect(text == "stored")
     }
 
-    @Test func withoutATicketThe401EndsTheTaskWithGSSAPIsReason() async throws {
+    @Test func defaultHandlingUsesTheStoredCredentialOfTheNegotiateSpace() async throws {
+        #expect(try await echoWithStoredCredential(secure: false) == "stored")
+    }
+
+    /// A wss handshake's space is the https one, as for an https data task.
+    @Test func wssDefaultHandlingUsesTheStoredCredentialOfTheHTTPSNegotiateSpace() async throws {
+        #expect(try await echoWithStoredCredential(secure: true) == "stored")
+    }
+
+    /// Opens `/ws` (ws, or wss with `secure`) without a ticket: the task's error and the status of
+    /// its response.
+    private func failedHandshake(secure: Bool) async throws -> (error: URLError?, status: Int?) {
         let server = try await NegotiateTestServer.shared()
-        let (error, status) = try await server.realm.withClient(ticket: false) {
+        return try await server.realm.withClient(ticket: false) {
             let delegate = NegotiateTestDelegate()
-            let session = WebSocketTest.session(delegate: delegate)
+            let session = WebSocketTest.session(delegate: delegate) {
+                $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
+            }
             defer { session.invalidateAndCancel() }
-            let task = session.webSocketTask(with: server.url("/ws", webSocket: true))
+            let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: secure))
             task.resume()
             let error = try await delegate.completion() as? URLError
             return (error, (task.response as? HTTPURLResponse)?.statusCode)
         }
+    }
+
+    /// Whether the 401 ended the task with GSS-API's reason (no Kerberos credentials).
+    private func endedWithGSSAPIsReason(_ error: URLError?, status: Int?) -> Bool {
         let underlying = error?.userInfo[NSUnderlyingErrorKey] as? URLError
-        #expect(error?.code == .badServerResponse && status == 401 && underlying?.code == .userAuthenticationRequired
-                && error?.localizedDescription.contains("No Kerberos credentials available") == true)
+        return error?.code == .badServerResponse && status == 401 && underlying?.code == .userAuthenticationRequired
+            && error?.localizedDescription.contains("No Kerberos credentials available") == true
+    }
+
+    @Test func withoutATicketThe401EndsTheTaskWithGSSAPIsReason() async throws {
+        let (error, status) = try await failedHandshake(secure: false)
+        #expect(endedWithGSSAPIsReason(error, status: status), "\(String(describing: error)), status \(String(describing: status))")
+    }
+
+    @Test func wssWithoutATicketThe401EndsTheTaskWithTheSameReason() async throws {
+        let (error, status) = try await failedHandshake(secure: true)
+        #expect(endedWithGSSAPIsReason(error, status: status), "\(String(describing: error)), status \(String(describing: status))")
     }
 
     @Test func aTokenForTheServerIsAnInitialContextToken() async throws {

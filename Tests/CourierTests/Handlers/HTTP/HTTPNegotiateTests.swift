@@ -14,14 +14,17 @@ struct HTTPNegotiateTests {
         var error: (any Error)?
     }
 
-    /// Runs a data task for `/data` with `delegate`, with or without the user's ticket, and with
-    /// `storedCredential` as the credential storage's default for the Negotiate space.
-    private func fetch(ticket: Bool, delegate: NegotiateTestDelegate, storedCredential: URLCredential? = nil) async throws -> Outcome {
+    /// Runs a data task for `/data` (http, or https with `secure`, trusting the test PKI) with
+    /// `delegate`, with or without the user's ticket, and with `storedCredential` as the credential
+    /// storage's default for the Negotiate space.
+    private func fetch(ticket: Bool, delegate: NegotiateTestDelegate, storedCredential: URLCredential? = nil,
+                       secure: Bool = false) async throws -> Outcome {
         let server = try await NegotiateTestServer.shared()
         return try await server.realm.withClient(ticket: ticket) {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCache = nil
             configuration.connectionProxyDictionary = [:]
+            configuration.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
             if let storedCredential {
                 let storage = URLCredentialStorage()
                 storage.setDefaultCredential(storedCredential, for: URLProtectionSpace(
@@ -31,7 +34,7 @@ struct HTTPNegotiateTests {
             }
             let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
             defer { session.invalidateAndCancel() }
-            let task = session.dataTask(with: server.url("/data"))
+            let task = session.dataTask(with: server.url("/data", secure: secure))
             task.resume()
             let error = try await delegate.completion()
             return Outcome(status: (task.response as? HTTPURLResponse)?.statusCode, seen: delegate.seen.current, error: error)
@@ -42,6 +45,14 @@ struct HTTPNegotiateTests {
     @Test func withATicketTheDelegatesCredentialGetsTheResourceAsTheTicketsUser() async throws {
         let outcome = try await fetch(ticket: true, delegate: NegotiateTestDelegate())
         #expect(outcome.status == 200 && outcome.error == nil && outcome.seen.challenges == [NSURLAuthenticationMethodNegotiate]
+                && String(decoding: outcome.seen.body, as: UTF8.self) == "hello \(KerberosTestRealm.user)@\(KerberosTestRealm.realm)")
+    }
+
+    /// The same over TLS: libcurl names `HTTP@127.0.0.1` for https as for http.
+    @Test func httpsWithATicketGetsTheResourceAsTheTicketsUser() async throws {
+        let outcome = try await fetch(ticket: true, delegate: NegotiateTestDelegate(), secure: true)
+        #expect(outcome.status == 200 && outcome.error == nil && outcome.seen.challenges == [NSURLAuthenticationMethodNegotiate]
+                && outcome.seen.spaceProtocols == ["https"]
                 && String(decoding: outcome.seen.body, as: UTF8.self) == "hello \(KerberosTestRealm.user)@\(KerberosTestRealm.realm)")
     }
 
