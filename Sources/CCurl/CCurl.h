@@ -6,7 +6,9 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -258,5 +260,59 @@ static const long courier_auth_basic = (long)CURLAUTH_BASIC;
 static const long courier_auth_digest = (long)CURLAUTH_DIGEST;
 static const long courier_auth_ntlm = (long)CURLAUTH_NTLM;
 static const long courier_auth_negotiate = (long)CURLAUTH_NEGOTIATE;
+
+/// A libcurl share object that holds TLS sessions, with one mutex per kind of data libcurl may
+/// lock (it calls the lock functions from whichever thread uses a handle attached to the share).
+typedef struct courier_share {
+    CURLSH *share;
+    pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+} courier_share;
+
+static inline void courier_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *user) {
+    (void)handle;
+    (void)access;
+    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) { pthread_mutex_lock(&((courier_share *)user)->locks[data]); }
+}
+
+static inline void courier_share_unlock(CURL *handle, curl_lock_data data, void *user) {
+    (void)handle;
+    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) { pthread_mutex_unlock(&((courier_share *)user)->locks[data]); }
+}
+
+static inline void courier_share_destroy_locks(courier_share *share) {
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) { pthread_mutex_destroy(&share->locks[i]); }
+}
+
+/// A new share of TLS sessions (CURL_LOCK_DATA_SSL_SESSION); NULL when libcurl cannot make one.
+static inline courier_share *courier_share_new_tls_sessions(void) {
+    courier_share *share = calloc(1, sizeof *share);
+    if (share == NULL) { return NULL; }
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) { pthread_mutex_init(&share->locks[i], NULL); }
+    share->share = curl_share_init();
+    if (share->share == NULL
+        || curl_share_setopt(share->share, CURLSHOPT_LOCKFUNC, courier_share_lock) != CURLSHE_OK
+        || curl_share_setopt(share->share, CURLSHOPT_UNLOCKFUNC, courier_share_unlock) != CURLSHE_OK
+        || curl_share_setopt(share->share, CURLSHOPT_USERDATA, share) != CURLSHE_OK
+        || curl_share_setopt(share->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        if (share->share != NULL) { curl_share_cleanup(share->share); }
+        courier_share_destroy_locks(share);
+        free(share);
+        return NULL;
+    }
+    return share;
+}
+
+/// Frees `share`: 0, or 1 when a handle still uses it (then nothing is freed).
+static inline int courier_share_free(courier_share *share) {
+    if (curl_share_cleanup(share->share) != CURLSHE_OK) { return 1; }
+    courier_share_destroy_locks(share);
+    free(share);
+    return 0;
+}
+
+/// CURLOPT_SHARE: attaches `handle` to `share` (NULL: detaches it).
+static inline CURLcode courier_easy_set_share(CURL *handle, courier_share *share) {
+    return curl_easy_setopt(handle, CURLOPT_SHARE, share != NULL ? share->share : NULL);
+}
 
 #endif

@@ -75,7 +75,7 @@ def _listen(handler, context):
 
 def upgrade(request, extra_headers=()):
     """Answers `request`'s (a BaseHTTPRequestHandler's) WebSocket handshake with 101 and the
-    `extra_headers` (name, value) pairs, then echoes until the close handshake or the end of the
+    `extra_headers` (name, value) pairs (over TLS also `X-TLS-Session-Reused: 0|1`), then echoes until the close handshake or the end of the
     stream; a request that is no WebSocket handshake gets 400."""
     key = request.headers.get("Sec-WebSocket-Key", "")
     if request.headers.get("Upgrade", "").lower() != "websocket" or not key:
@@ -90,6 +90,10 @@ def upgrade(request, extra_headers=()):
     request.send_header("Sec-WebSocket-Accept", accept)
     for name, value in extra_headers:
         request.send_header(name, value)
+    if isinstance(request.connection, ssl.SSLSocket):
+        # Whether the client resumed an earlier TLS session on this connection (the tests of
+        # Courier's per-session TLS session cache read it).
+        request.send_header("X-TLS-Session-Reused", "1" if request.connection.session_reused else "0")
     request.end_headers()
     request.wfile.flush()
     request.close_connection = True

@@ -52,6 +52,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// going to the delegate; `nil` otherwise. Touched only with the loop's drive lock held, as the
     /// write callback is.
     private var captured: Data?
+    /// The TLS session cache the handle is attached to (``useTLSSessions(_:)``), kept alive until
+    /// the handle is cleaned up or detached.
+    private var tlsSessions: CurlTLSSessionCache?
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -81,9 +84,19 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        if let pool { pool.recycle(easy) } else { curl_easy_cleanup(easy) }
+        if let pool {
+            tlsSessions?.detach(easy)
+            pool.recycle(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
+    }
+
+    /// Lets the connection resume, and store, TLS sessions in `cache` (call it while configuring).
+    func useTLSSessions(_ cache: CurlTLSSessionCache) {
+        if cache.attach(easy) { tlsSessions = cache }
     }
 
     /// libcurl's detailed message for the failure, when it gave one.

@@ -96,7 +96,11 @@ enum WebSocketConnector {
         transfer.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         transfer.set(CURLOPT_TCP_KEEPALIVE, 1)
         transfer.set(CURLOPT_TCP_NODELAY, 1)
-        if secure { transfer.set(CURLOPT_SSLVERSION, TLSVersionOption.value(for: environment.tlsVersions)) }
+        if secure {
+            transfer.set(CURLOPT_SSLVERSION, TLSVersionOption.value(for: environment.tlsVersions))
+            // Resume the session's earlier TLS sessions with this server (the 401's retry, the next task).
+            if let sessions = CurlTLSSessionCache.of(environment) { transfer.useTLSSessions(sessions) }
+        }
         environment.tlsTrustAnchors?.apply(to: transfer)
         acceptedServer?.apply(to: transfer)
         HTTPProxyConfiguration.apply(environment.proxyDictionary, for: url, to: transfer)

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import Courier
+
+/// The per-session TLS session cache of wss connections (``CurlTLSSessionCache``), against
+/// `ntlm_server.py`'s TLS port, whose 101 says whether the connection resumed a TLS session
+/// (`X-TLS-Session-Reused`, Python's `SSLSocket.session_reused`).
+@Suite("WebSocket TLS session resumption", .serialized)
+struct WebSocketTLSSessionResumptionTests {
+    /// A session that trusts the NTLM server's test PKI.
+    private static func session(_ server: NTLMTestServer, delegate: (any URLSessionDelegate)? = nil) -> URLSession {
+        WebSocketTest.session(delegate: delegate) { $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path) }
+    }
+
+    /// Opens wss `path` in `session`, echoes one message, closes, and returns the 101's
+    /// `X-TLS-Session-Reused` (`nil` when the task did not open or the field is missing).
+    private static func resumed(_ path: String, in session: URLSession, server: NTLMTestServer) async throws -> String? {
+        let task = session.webSocketTask(with: server.url(path, scheme: "wss"))
+        task.resume()
+        defer { task.cancel(with: .normalClosure, reason: nil) }
+        try await WebSocketTest.send(.string("resume?"), on: task)
+        guard WebSocketTest.text(try await WebSocketTest.receive(task)) == "resume?" else { return nil }
+        return (task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-TLS-Session-Reused")
+    }
+
+    @Test func aSecondTaskToTheSameServerResumesTheFirstTasksTLSSession() async throws {
+        let server = try await NTLMTestServer.shared()
+        let session = Self.session(server)
+        defer { session.invalidateAndCancel() }
+        let first = try await Self.resumed("/ws-open", in: session, server: server)
+        let second = try await Self.resumed("/ws-open", in: session, server: server)
+        #expect(first == "0" && second == "1")
+    }
+
+    @Test func anotherSessionDoesNotResumeTheFirstSessionsTLSSession() async throws {
+        let server = try await NTLMTestServer.shared()
+        let one = Self.session(server)
+        defer { one.invalidateAndCancel() }
+        let other = Self.session(server)
+        defer { other.invalidateAndCancel() }
+        let inOne = try await Self.resumed("/ws-open", in: one, server: server)
+        let inOther = try await Self.resumed("/ws-open", in: other, server: server)
+        #expect(inOne == "0" && inOther == "0")
+    }
+
+    /// The 401 ends the first connection; the retry with the credential is a new connection, which
+    /// resumes the first one's TLS session instead of a full handshake.
+    @Test func theRetryAfterA401ResumesTheTLSSessionOfTheRefusedConnection() async throws {
+        let server = try await NTLMTestServer.shared()
+        let answerer = WebSocketChallengeAnswerer([(.useCredential, URLCredential(user: "user", password: "secret", persistence: .none))])
+        let session = Self.session(server, delegate: answerer)
+        defer { session.invalidateAndCancel() }
+        let retry = try await Self.resumed("/ws-basic", in: session, server: server)
+        #expect(retry == "1" && answerer.seen.current.map(\.method) == [NSURLAuthenticationMethodHTTPBasic])
+    }
+
+    /// NTLM's three messages go on one new connection after the 401; it too resumes.
+    @Test func ntlmsConnectionAfterThe401ResumesTheTLSSession() async throws {
+        let server = try await NTLMTestServer.shared()
+        let answerer = WebSocketChallengeAnswerer([(.useCredential, URLCredential(user: "user", password: "secret", persistence: .none))])
+        let session = Self.session(server, delegate: answerer)
+        defer { session.invalidateAndCancel() }
+        let retry = try await Self.resumed("/ws", in: session, server: server)
+        #expect(retry == "1" && answerer.seen.current.map(\.method) == [NSURLAuthenticationMethodNTLM])
+    }
+}
