@@ -32,6 +32,24 @@ struct WebSocketTLSSessionResumptionTests {
         #expect(first == "0" && second == "1")
     }
 
+    /// Connections made at once (each on its own thread) look the cache up and store in it
+    /// together, which libcurl locks (the TSan pass runs this suite). Whether each of them resumes
+    /// depends on the moment (1–2 of 8 were seen doing a full handshake while others stored new
+    /// sessions); what must hold is that every one opens, and that the cache still serves the next
+    /// connection.
+    @Test func connectionsMadeAtOnceAllOpenAndTheCacheServesTheNextOne() async throws {
+        let server = try await NTLMTestServer.shared()
+        let session = Self.session(server)
+        defer { session.invalidateAndCancel() }
+        _ = try await Self.resumed("/ws-open", in: session, server: server)
+        let all = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<8 { group.addTask { try await Self.resumed("/ws-open", in: session, server: server) } }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        let next = try await Self.resumed("/ws-open", in: session, server: server)
+        #expect(all.count == 8 && all.allSatisfy { $0 == "0" || $0 == "1" } && next == "1", "\(all), then \(String(describing: next))")
+    }
+
     @Test func anotherSessionDoesNotResumeTheFirstSessionsTLSSession() async throws {
         let server = try await NTLMTestServer.shared()
         let one = Self.session(server)
