@@ -23,13 +23,18 @@ struct WebSocketNegotiateTests {
 
     /// Opens `/ws` (ws, or wss with `secure`, trusting the test PKI) with the user's ticket and a
     /// delegate whose credential names another user, echoes a text and a binary message, and closes
-    /// with a normal closure.
-    private func echo(secure: Bool) async throws -> Echo {
+    /// with a normal closure; through `proxy` (an HTTP proxy's CONNECT tunnel) when given.
+    private func echo(secure: Bool, proxy: ForwardProxy? = nil) async throws -> Echo {
         let server = try await NegotiateTestServer.shared()
         return try await server.realm.withClient(ticket: true) {
             let delegate = NegotiateTestDelegate()
             let session = WebSocketTest.session(delegate: delegate) {
                 $0.tlsTrustAnchors = TLSTrustAnchors(file: server.pki.rootCA.path)
+                if let proxy {
+                    // wss goes through the HTTPS keys (Apple's dictionary), ws through the HTTP ones.
+                    $0.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port,
+                                                    "HTTPSEnable": 1, "HTTPSProxy": "127.0.0.1", "HTTPSPort": proxy.port]
+                }
             }
             defer { session.invalidateAndCancel() }
             let task = session.webSocketTask(with: server.url("/ws", webSocket: true, secure: secure))
@@ -65,6 +70,17 @@ struct WebSocketNegotiateTests {
     @Test func wssWithATicketOpensOverTLSAsTheTicketsUserEchoesAndClosesCleanly() async throws {
         let echo = try await echo(secure: true)
         #expect(openedAsTheTicketsUser(echo, spaceProtocol: "https"), "\(echo)")
+    }
+
+    /// Through an HTTP proxy both connections (the 401's and the retry's) are CONNECT tunnels to
+    /// the server, and the token is the same as without the proxy.
+    @Test(arguments: [false, true])
+    func throughAProxyTunnelTheHandshakeOpensAsTheTicketsUser(secure: Bool) async throws {
+        let proxy = try ForwardProxy(.http)
+        defer { proxy.stop() }
+        let echo = try await echo(secure: secure, proxy: proxy)
+        let connects = proxy.requests.filter { $0.method == "CONNECT" }.count
+        #expect(openedAsTheTicketsUser(echo, spaceProtocol: secure ? "https" : "http") && connects == 2, "\(echo), \(connects) CONNECTs")
     }
 
     /// wss to a server whose certificate the session does not trust: the delegate accepts it, and
