@@ -97,12 +97,15 @@ struct WebSocketNTLMTests {
         #expect(echoed == nil && error?.code == .badServerResponse && (task.response as? HTTPURLResponse)?.statusCode == 401)
     }
 
-    @Test func theExchangeStaysOnOneConnectionThroughAProxyTunnel() async throws {
+    /// ws through the HTTP keys of the proxy dictionary, wss through the HTTPS ones (Apple's).
+    @Test(arguments: [false, true])
+    func theExchangeStaysOnOneConnectionThroughAProxyTunnel(secure: Bool) async throws {
         let proxy = try ForwardProxy(.http)
         defer { proxy.stop() }
         let answerer = WebSocketChallengeAnswerer([(.useCredential, Self.user)])
-        let (echoed, _, session) = try await open("/ws", answerer: answerer) {
-            $0.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port]
+        let (echoed, _, session) = try await open("/ws", secure: secure, answerer: answerer) {
+            $0.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port,
+                                            "HTTPSEnable": 1, "HTTPSProxy": "127.0.0.1", "HTTPSPort": proxy.port]
         }
         defer { session.invalidateAndCancel() }
         // The first connection got the 401 that started the challenge; the second carried NTLM.
