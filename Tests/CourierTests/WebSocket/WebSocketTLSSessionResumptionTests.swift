@@ -62,23 +62,15 @@ struct WebSocketTLSSessionResumptionTests {
     }
 
     /// The 401 ends the first connection; the retry with the credential is a new connection, which
-    /// resumes the first one's TLS session instead of a full handshake.
-    @Test func theRetryAfterA401ResumesTheTLSSessionOfTheRefusedConnection() async throws {
+    /// resumes the first one's TLS session instead of a full handshake: Basic (`/ws-basic`), and
+    /// NTLM's three messages on their one connection after the 401 (`/ws`).
+    @Test(arguments: [("/ws-basic", NSURLAuthenticationMethodHTTPBasic), ("/ws", NSURLAuthenticationMethodNTLM)])
+    func theConnectionAfterA401ResumesTheTLSSessionOfTheRefusedOne(path: String, method: String) async throws {
         let server = try await NTLMTestServer.shared()
         let answerer = WebSocketChallengeAnswerer([(.useCredential, URLCredential(user: "user", password: "secret", persistence: .none))])
         let session = Self.session(server, delegate: answerer)
         defer { session.invalidateAndCancel() }
-        let retry = try await Self.resumed("/ws-basic", in: session, server: server)
-        #expect(retry == "1" && answerer.seen.current.map(\.method) == [NSURLAuthenticationMethodHTTPBasic])
-    }
-
-    /// NTLM's three messages go on one new connection after the 401; it too resumes.
-    @Test func ntlmsConnectionAfterThe401ResumesTheTLSSession() async throws {
-        let server = try await NTLMTestServer.shared()
-        let answerer = WebSocketChallengeAnswerer([(.useCredential, URLCredential(user: "user", password: "secret", persistence: .none))])
-        let session = Self.session(server, delegate: answerer)
-        defer { session.invalidateAndCancel() }
-        let retry = try await Self.resumed("/ws", in: session, server: server)
-        #expect(retry == "1" && answerer.seen.current.map(\.method) == [NSURLAuthenticationMethodNTLM])
+        let retry = try await Self.resumed(path, in: session, server: server)
+        #expect(retry == "1" && answerer.seen.current.map(\.method) == [method])
     }
 }
