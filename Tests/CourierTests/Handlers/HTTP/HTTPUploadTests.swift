@@ -184,19 +184,34 @@ struct HTTPUploadTests {
         let body = try HTTPTest.randomBytes(200_000)
         let post = request
         let echoedBefore = server.echo.requests(for: "/echo").count
-        let data: Data, response: URLResponse
-        do {
-            (data, response) = try await withTimeout(20) { try await session.upload(for: post, from: body) }
-        } catch let timeout as TestTimeout {
-            // Once seen under TSan in CI: say which side stalled (the upstream logs a request only
-            // once its whole body arrived) and what nginx saw.
+        // Waited for by polling (bounded), not with `withTimeout`: after a timeout the task must still
+        // be there to be looked at, before it is cancelled.
+        let outcome = Locked<Result<(Data, URLResponse), any Error>?>(nil)
+        let upload = Task {
+            let result: Result<(Data, URLResponse), any Error>
+            do { result = .success(try await session.upload(for: post, from: body)) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while outcome.current == nil, Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        guard let result = outcome.current else {
+            // Seen twice under TSan in CI (20 s against the usual 0.02–0.04 s), both times with no
+            // whole request at the upstream (it counts one once its whole body arrived) and no error
+            // in nginx's log: what the task sent says whether the body left Courier.
             let received = server.echo.requests(for: "/echo").count - echoedBefore
-            let nginxErrors = (try? String(contentsOf: server.prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
-            let what = "\(timeout); the echo upstream received \(received) whole request(s) meanwhile; "
-                + "nginx's error log ends: \(nginxErrors.suffix(1500))"
+            let log = { (name: String) in (try? String(contentsOf: server.prefix.appendingPathComponent("logs/\(name)"), encoding: .utf8)) ?? "" }
+            let tasks = await session.allTasks.map {
+                "state \($0.state.rawValue), sent \($0.countOfBytesSent) of \($0.countOfBytesExpectedToSend), "
+                    + "received \($0.countOfBytesReceived), status \(($0.response as? HTTPURLResponse)?.statusCode ?? 0)"
+            }
+            upload.cancel()
+            let what: String = "no answer within 20 s; the echo upstream received \(received) whole request(s) meanwhile "
+                         + "(\(server.echo.acceptedConnections) connections accepted in all); the task: \(tasks); "
+                         + "nginx's error log ends: \(String(log("error.log").suffix(1500))); its access log ends: \(String(log("access.log").suffix(600)))"
             Issue.record("\(what)")
             return
         }
+        let (data, response) = try result.get()
         #expect(try HTTPTest.http(response).statusCode == 200)
         let echo = try HTTPTest.echoed(data)
         #expect(echo.method == "POST")
